@@ -1,0 +1,138 @@
+//! `null://`: every write is discarded and every read returns zeros, like fio's null
+//! engine. It measures the tool's own per-operation cost. It stores nothing, so `--verify`
+//! is refused and there is nothing to clean up.
+
+use sharebench_core::backend::{
+    Backend, DirEntry, FileHandle, FileStat, FsStat, Mapping, OpenOptions, Purge, PurgeRequest,
+    TargetInfo,
+};
+use std::io::{self, IoSlice, IoSliceMut};
+
+pub struct NullBackend;
+
+impl Backend for NullBackend {
+    fn info(&self) -> TargetInfo {
+        TargetInfo {
+            backend: "null".into(),
+            client: "none".into(),
+            ..Default::default()
+        }
+    }
+    fn stores_data(&self) -> bool {
+        false
+    }
+    fn open(&self, _path: &str, _how: OpenOptions) -> io::Result<Box<dyn FileHandle>> {
+        Ok(Box::new(NullFile { pos: 0 }))
+    }
+    fn stat(&self, _path: &str) -> io::Result<FileStat> {
+        Ok(FileStat::default())
+    }
+    fn lstat(&self, _path: &str) -> io::Result<FileStat> {
+        Ok(FileStat::default())
+    }
+    fn truncate(&self, _path: &str, _len: u64) -> io::Result<()> {
+        Ok(())
+    }
+    fn unlink(&self, _path: &str) -> io::Result<()> {
+        Ok(())
+    }
+    fn mkdir(&self, _path: &str) -> io::Result<()> {
+        Ok(())
+    }
+    fn rmdir(&self, _path: &str) -> io::Result<()> {
+        Ok(())
+    }
+    fn rename(&self, _from: &str, _to: &str) -> io::Result<()> {
+        Ok(())
+    }
+    fn link(&self, _existing: &str, _new: &str) -> io::Result<()> {
+        Ok(())
+    }
+    fn symlink(&self, _target: &str, _link: &str) -> io::Result<()> {
+        Ok(())
+    }
+    fn readlink(&self, _path: &str) -> io::Result<String> {
+        Ok(String::new())
+    }
+    fn readdir(&self, _path: &str) -> io::Result<Vec<DirEntry>> {
+        Ok(Vec::new())
+    }
+    fn statfs(&self, _path: &str) -> io::Result<FsStat> {
+        Ok(FsStat {
+            block_size: 4096,
+            total_bytes: u64::MAX,
+            free_bytes: u64::MAX,
+            total_files: u64::MAX,
+            free_files: u64::MAX,
+        })
+    }
+    fn chmod(&self, _path: &str, _mode: u32) -> io::Result<()> {
+        Ok(())
+    }
+    fn purge_cache(&self, _path: &str, _how: PurgeRequest) -> io::Result<Purge> {
+        Ok(Purge::NotNeeded)
+    }
+}
+
+struct NullFile {
+    pos: u64,
+}
+
+impl FileHandle for NullFile {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        buf.fill(0);
+        self.pos += buf.len() as u64;
+        Ok(buf.len())
+    }
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.pos += buf.len() as u64;
+        Ok(buf.len())
+    }
+    fn seek(&mut self, offset: u64) -> io::Result<()> {
+        self.pos = offset;
+        Ok(())
+    }
+    fn pread(&mut self, buf: &mut [u8], _offset: u64) -> io::Result<usize> {
+        buf.fill(0);
+        Ok(buf.len())
+    }
+    fn pwrite(&mut self, buf: &[u8], _offset: u64) -> io::Result<usize> {
+        Ok(buf.len())
+    }
+    fn preadv(&mut self, bufs: &mut [IoSliceMut<'_>], _offset: u64) -> io::Result<usize> {
+        Ok(bufs
+            .iter_mut()
+            .map(|b| {
+                b.fill(0);
+                b.len()
+            })
+            .sum())
+    }
+    fn pwritev(&mut self, bufs: &[IoSlice<'_>], _offset: u64) -> io::Result<usize> {
+        Ok(bufs.iter().map(|b| b.len()).sum())
+    }
+    fn fsync(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+    fn set_len(&mut self, _len: u64) -> io::Result<()> {
+        Ok(())
+    }
+    fn map(&mut self, _len: u64) -> io::Result<Box<dyn Mapping>> {
+        Ok(Box::new(NullMapping))
+    }
+    fn close(self: Box<Self>) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+struct NullMapping;
+
+impl Mapping for NullMapping {
+    fn read_at(&self, buf: &mut [u8], _offset: u64) {
+        buf.fill(0);
+    }
+    fn write_at(&mut self, _buf: &[u8], _offset: u64) {}
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}

@@ -1,0 +1,270 @@
+//! Any directory through the kernel's system calls: local disks, tmpfs, loop-mounted images,
+//! kernel and FUSE mounts. Paths are joined onto the root; nothing escapes it because the
+//! workloads only name paths inside the tool's working directory.
+
+use crate::mountinfo;
+use nix::fcntl::{posix_fadvise, PosixFadviseAdvice};
+use nix::sys::uio::{preadv, pwritev};
+use sharebench_core::backend::{
+    Backend, DirEntry, FileHandle, FileStat, FsStat, Mapping, OpenOptions, Purge, PurgeRequest,
+    TargetInfo,
+};
+use std::fs::{self, File};
+use std::io::{self, IoSlice, IoSliceMut, Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::io::{AsRawFd, IntoRawFd};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub struct PosixBackend {
+    root: PathBuf,
+    mount: Option<mountinfo::Mount>,
+}
+
+impl PosixBackend {
+    /// A backend rooted at `root`, which must be an existing directory.
+    pub fn new(root: &Path) -> Result<PosixBackend, String> {
+        let shown = root.display();
+        let meta = fs::metadata(root).map_err(|e| match e.kind() {
+            io::ErrorKind::NotFound => format!("target '{shown}' does not exist"),
+            _ => format!("target '{shown}': {e}"),
+        })?;
+        if !meta.is_dir() {
+            return Err(format!("target '{shown}' is not a directory"));
+        }
+        let root = fs::canonicalize(root).map_err(|e| format!("target '{shown}': {e}"))?;
+        let mount = mountinfo::lookup(&root);
+        Ok(PosixBackend { root, mount })
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.root.join(rel)
+    }
+}
+
+/// The client path a mount's bytes take.
+fn client_of(fs_type: &str) -> &'static str {
+    match fs_type {
+        t if t.starts_with("fuse") => "fuse",
+        "nfs" | "nfs4" => "kernel-nfs",
+        "cifs" | "smb3" => "kernel-cifs",
+        _ => "kernel",
+    }
+}
+
+fn stat_of(m: &fs::Metadata) -> FileStat {
+    FileStat {
+        size: m.len(),
+        is_dir: m.is_dir(),
+        is_symlink: m.file_type().is_symlink(),
+        mode: m.mode(),
+        nlink: m.nlink(),
+        mtime_ns: i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()),
+    }
+}
+
+impl Backend for PosixBackend {
+    fn info(&self) -> TargetInfo {
+        let fs_type = self.mount.as_ref().map(|m| m.fs_type.clone());
+        TargetInfo {
+            backend: "posix".into(),
+            client: client_of(fs_type.as_deref().unwrap_or("")).into(),
+            local_root: Some(self.root.display().to_string()),
+            fs_type,
+            mount_point: self.mount.as_ref().map(|m| m.mount_point.clone()),
+            mount_options: self.mount.as_ref().map(|m| m.options.clone()),
+        }
+    }
+
+    fn open(&self, path: &str, how: OpenOptions) -> io::Result<Box<dyn FileHandle>> {
+        let mut flags = 0;
+        if how.direct {
+            flags |= libc::O_DIRECT;
+        }
+        if how.sync {
+            flags |= libc::O_SYNC;
+        }
+        let file = fs::OpenOptions::new()
+            .read(how.read)
+            .write(how.write)
+            .create(how.create)
+            .truncate(how.truncate)
+            .mode(0o640)
+            .custom_flags(flags)
+            .open(self.path(path))?;
+        Ok(Box::new(PosixFile { file: Some(file) }))
+    }
+
+    fn stat(&self, path: &str) -> io::Result<FileStat> {
+        fs::metadata(self.path(path)).map(|m| stat_of(&m))
+    }
+
+    fn lstat(&self, path: &str) -> io::Result<FileStat> {
+        fs::symlink_metadata(self.path(path)).map(|m| stat_of(&m))
+    }
+
+    fn truncate(&self, path: &str, len: u64) -> io::Result<()> {
+        fs::OpenOptions::new()
+            .write(true)
+            .open(self.path(path))?
+            .set_len(len)
+    }
+
+    fn unlink(&self, path: &str) -> io::Result<()> {
+        fs::remove_file(self.path(path))
+    }
+
+    fn mkdir(&self, path: &str) -> io::Result<()> {
+        fs::create_dir(self.path(path))
+    }
+
+    fn rmdir(&self, path: &str) -> io::Result<()> {
+        fs::remove_dir(self.path(path))
+    }
+
+    fn rename(&self, from: &str, to: &str) -> io::Result<()> {
+        fs::rename(self.path(from), self.path(to))
+    }
+
+    fn link(&self, existing: &str, new: &str) -> io::Result<()> {
+        fs::hard_link(self.path(existing), self.path(new))
+    }
+
+    fn symlink(&self, target: &str, link: &str) -> io::Result<()> {
+        std::os::unix::fs::symlink(target, self.path(link))
+    }
+
+    fn readlink(&self, path: &str) -> io::Result<String> {
+        Ok(fs::read_link(self.path(path))?
+            .to_string_lossy()
+            .into_owned())
+    }
+
+    fn readdir(&self, path: &str) -> io::Result<Vec<DirEntry>> {
+        fs::read_dir(self.path(path))?
+            .map(|e| {
+                let e = e?;
+                Ok(DirEntry {
+                    name: e.file_name().to_string_lossy().into_owned(),
+                    is_dir: e.file_type()?.is_dir(),
+                })
+            })
+            .collect()
+    }
+
+    fn statfs(&self, path: &str) -> io::Result<FsStat> {
+        let s = nix::sys::statvfs::statvfs(&self.path(path))?;
+        let frag = s.fragment_size() as u64;
+        Ok(FsStat {
+            block_size: frag,
+            total_bytes: s.blocks() as u64 * frag,
+            free_bytes: s.blocks_available() as u64 * frag,
+            total_files: s.files() as u64,
+            free_files: s.files_available() as u64,
+        })
+    }
+
+    fn chmod(&self, path: &str, mode: u32) -> io::Result<()> {
+        fs::set_permissions(self.path(path), fs::Permissions::from_mode(mode))
+    }
+
+    fn purge_cache(&self, path: &str, how: PurgeRequest) -> io::Result<Purge> {
+        let full = self.path(path);
+        match how {
+            PurgeRequest::Drop => {
+                let file = File::open(&full)?;
+                file.sync_all()?;
+                nix::unistd::sync();
+                if fs::write("/proc/sys/vm/drop_caches", "3\n").is_ok() {
+                    return Ok(Purge::DropCaches);
+                }
+                posix_fadvise(&file, 0, 0, PosixFadviseAdvice::POSIX_FADV_DONTNEED)?;
+                Ok(Purge::FadviseDontNeed)
+            }
+            PurgeRequest::Remount => {
+                let mp = self
+                    .mount
+                    .as_ref()
+                    .map(|m| m.mount_point.clone())
+                    .ok_or_else(|| {
+                        io::Error::other(format!(
+                            "cannot find the mount that holds {}",
+                            self.root.display()
+                        ))
+                    })?;
+                nix::unistd::sync();
+                let out = Command::new("mount")
+                    .args(["-o", "remount", &mp])
+                    .output()?;
+                if !out.status.success() {
+                    let err = String::from_utf8_lossy(&out.stderr);
+                    return Err(io::Error::other(format!(
+                        "mount -o remount {mp}: {}",
+                        err.trim()
+                    )));
+                }
+                Ok(Purge::Remount)
+            }
+        }
+    }
+}
+
+/// An open posix file; `None` only after close.
+struct PosixFile {
+    file: Option<File>,
+}
+
+impl PosixFile {
+    fn f(&mut self) -> &mut File {
+        self.file.as_mut().expect("file used after close")
+    }
+}
+
+impl FileHandle for PosixFile {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.f().read(buf)
+    }
+
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.f().write(buf)
+    }
+
+    fn seek(&mut self, offset: u64) -> io::Result<()> {
+        self.f().seek(SeekFrom::Start(offset)).map(|_| ())
+    }
+
+    fn pread(&mut self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+        self.f().read_at(buf, offset)
+    }
+
+    fn pwrite(&mut self, buf: &[u8], offset: u64) -> io::Result<usize> {
+        self.f().write_at(buf, offset)
+    }
+
+    fn preadv(&mut self, bufs: &mut [IoSliceMut<'_>], offset: u64) -> io::Result<usize> {
+        Ok(preadv(&*self.f(), bufs, offset as libc::off_t)?)
+    }
+
+    fn pwritev(&mut self, bufs: &[IoSlice<'_>], offset: u64) -> io::Result<usize> {
+        Ok(pwritev(&*self.f(), bufs, offset as libc::off_t)?)
+    }
+
+    fn fsync(&mut self) -> io::Result<()> {
+        self.f().sync_all()
+    }
+
+    fn set_len(&mut self, len: u64) -> io::Result<()> {
+        self.f().set_len(len)
+    }
+
+    fn map(&mut self, len: u64) -> io::Result<Box<dyn Mapping>> {
+        Ok(Box::new(crate::ffi::mmap::FileMapping::new(self.f(), len)?))
+    }
+
+    fn close(mut self: Box<Self>) -> io::Result<()> {
+        let file = self.file.take().expect("closed twice");
+        let _ = file.as_raw_fd();
+        // close(2) through nix so that its error (NFS reports write-back errors here) is seen.
+        nix::unistd::close(file.into_raw_fd()).map_err(io::Error::from)
+    }
+}

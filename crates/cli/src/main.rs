@@ -1,0 +1,82 @@
+//! sharebench: compare the performance of file-sharing protocols and file systems.
+//! This crate is the command line: argument parsing, front ends (`run`, `iozone`) and
+//! terminal output. The measuring is in `sharebench-core`, the targets in
+//! `sharebench-backends`.
+
+mod error;
+mod iozone;
+mod progress;
+mod run_cmd;
+mod session;
+mod summary;
+
+use clap::{Parser, Subcommand};
+use error::CliError;
+
+#[derive(Parser)]
+#[command(
+    name = "sharebench",
+    version,
+    about = "Compare file-sharing protocols and file systems: IOzone-class workloads, with statistics",
+    long_about = "sharebench runs IOzone-class workloads (write, rewrite, read, reread, random, backward, \
+record rewrite, stride, fwrite/fread, pwrite/pread, pwritev/preadv, mmap) against one or more targets and \
+records every measurement as one JSON line, so nothing measured is lost.\n\n\
+Targets: a directory (local disk, tmpfs, a kernel or FUSE mount of NFS, SMB or GlusterFS), or null:// \
+(discards writes, reads zeros: measures the tool's own overhead).",
+    after_help = "Examples:\n  \
+sharebench run /dev/shm /var/tmp                       compare tmpfs with the disk\n  \
+sharebench run --auto --max-file 64m -i write,read /mnt/nfs\n  \
+sharebench run --threads 4 --file-sizes 512k --record-sizes 4k /mnt/smb\n  \
+sharebench iozone -a -i 0 -i 1 -g 2G -R -b results.xls /mnt/nfs"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Measure a matrix of operations, file sizes and record sizes on one or more targets.
+    Run(run_cmd::RunArgs),
+    /// Run with IOzone's command line and print IOzone's tables (-a, -t, -R, -b, ...).
+    #[command(disable_help_flag = true)]
+    Iozone {
+        /// IOzone arguments, e.g. -a -i 0 -i 1 -g 2G -R -b out.xls DIR
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+        args: Vec<String>,
+    },
+}
+
+fn main() {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            match e.kind() {
+                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+                    print!("{e}");
+                    std::process::exit(0);
+                }
+                _ => {
+                    // clap's message, first line only: one clear line on stderr.
+                    let text = e.to_string();
+                    let first = text
+                        .lines()
+                        .next()
+                        .unwrap_or("invalid arguments")
+                        .trim_start_matches("error: ");
+                    eprintln!("sharebench: error: {first} (see 'sharebench --help')");
+                    std::process::exit(2);
+                }
+            }
+        }
+    };
+    let result: Result<(), CliError> = match cli.command {
+        Command::Run(args) => run_cmd::main(args),
+        Command::Iozone { args } => iozone::main(&args),
+    };
+    if let Err(e) = result {
+        eprintln!("sharebench: error: {}", e.message);
+        std::process::exit(e.code);
+    }
+}

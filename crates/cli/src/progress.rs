@@ -1,0 +1,46 @@
+//! Progress with ETA on a terminal (stderr), in bytes; nothing at all when not a terminal.
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
+
+pub struct Progress {
+    bar: Option<ProgressBar>,
+}
+
+impl Progress {
+    pub fn new(total_bytes: u64) -> Self {
+        if !std::io::stderr().is_terminal() {
+            return Progress { bar: None };
+        }
+        let bar = ProgressBar::with_draw_target(Some(total_bytes), ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {wide_bar} {bytes}/{total_bytes} ETA {eta} {msg}",
+            )
+            .expect("static template")
+            .progress_chars("=> "),
+        );
+        Progress { bar: Some(bar) }
+    }
+
+    pub fn advance(&self, bytes: u64, what: &str) {
+        if let Some(b) = &self.bar {
+            b.inc(bytes);
+            b.set_message(what.to_string());
+        }
+    }
+
+    /// Prints a line above the bar (or plainly to stderr).
+    pub fn println(&self, line: &str) {
+        match &self.bar {
+            Some(b) => b.suspend(|| eprintln!("{line}")),
+            None => eprintln!("{line}"),
+        }
+    }
+
+    pub fn finish(&self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
+}

@@ -1,0 +1,305 @@
+//! One measured run from start to end, shared by `run` and `iozone`: the results
+//! directory, the manifest, the targets and their working directories, Ctrl-C, progress,
+//! the engine, the CSV, and clean-up. Front ends build a plan and print; this does the rest.
+
+use crate::error::{CliError, CliResult};
+use crate::progress::Progress;
+use sharebench_core::engine::{self, Observer, RunSummary, Target};
+use sharebench_core::manifest::{Host, Manifest, TargetManifest};
+use sharebench_core::plan::Plan;
+use sharebench_core::record::{self, Record, RecordWriter, Status};
+use sharebench_core::workdir::Workdir;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
+
+/// The file that marks a results directory as sharebench's.
+pub const RESULTS_MARKER: &str = ".sharebench-results";
+
+/// Set by Ctrl-C (or SIGTERM); the engine stops within one record.
+static CANCEL: AtomicBool = AtomicBool::new(false);
+static HANDLER: OnceLock<()> = OnceLock::new();
+
+fn install_ctrlc() {
+    HANDLER.get_or_init(|| {
+        let _ = ctrlc::set_handler(|| {
+            if CANCEL.swap(true, Ordering::SeqCst) {
+                // A second Ctrl-C while something hangs (a dead server): leave now.
+                eprintln!("sharebench: interrupted again, exiting without clean-up");
+                std::process::exit(130);
+            }
+        });
+    });
+}
+
+/// What a front end asks for.
+pub struct SessionSpec<'a> {
+    pub plan: &'a Plan,
+    /// Targets as the user named them.
+    pub targets: &'a [String],
+    pub out: Option<PathBuf>,
+    pub command_line: Vec<String>,
+}
+
+/// What a finished (or stopped) session leaves.
+pub struct SessionResult {
+    pub out_dir: PathBuf,
+    pub summary: RunSummary,
+    pub records: Vec<Record>,
+}
+
+/// Creates the results directory: a new one, or an existing empty one. Refuses a
+/// directory that already holds anything, ours or someone else's: nothing is overwritten.
+pub fn create_out_dir(out: Option<PathBuf>, run_id: &str) -> CliResult<PathBuf> {
+    let dir = out.unwrap_or_else(|| Path::new("sharebench-results").join(run_id));
+    if dir.exists() {
+        if !dir.is_dir() {
+            return Err(CliError::usage(format!(
+                "--out {}: exists and is not a directory",
+                dir.display()
+            )));
+        }
+        let mut entries = std::fs::read_dir(&dir)
+            .map_err(|e| CliError::usage(format!("--out {}: {e}", dir.display())))?;
+        if entries.next().is_some() {
+            let whose = if dir.join(RESULTS_MARKER).exists() {
+                "earlier sharebench results"
+            } else {
+                "files that are not sharebench's"
+            };
+            return Err(CliError::usage(format!(
+                "--out {} already holds {whose}; give a new or empty directory",
+                dir.display()
+            )));
+        }
+    }
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| CliError::usage(format!("cannot create --out {}: {e}", dir.display())))?;
+    std::fs::write(
+        dir.join(RESULTS_MARKER),
+        format!("sharebench results of run {run_id}\n"),
+    )
+    .map_err(|e| CliError::usage(format!("cannot write in --out {}: {e}", dir.display())))?;
+    Ok(dir)
+}
+
+/// A run id: UTC time and process id, unique on one machine.
+pub fn new_run_id() -> String {
+    format!(
+        "{}-{}",
+        chrono::Utc::now().format("%Y%m%dT%H%M%SZ"),
+        std::process::id()
+    )
+}
+
+fn describe_workdir_error(target: &str, e: &io::Error) -> String {
+    match e.kind() {
+        io::ErrorKind::ReadOnlyFilesystem => {
+            format!("target '{target}' is on a read-only file system")
+        }
+        io::ErrorKind::PermissionDenied => format!("target '{target}' is not writable"),
+        io::ErrorKind::StorageFull => format!("target '{target}' has no space left"),
+        _ => format!("target '{target}': cannot create a working directory: {e}"),
+    }
+}
+
+/// Opens every target and creates its working directory; on any failure, removes the
+/// working directories already made and reports the first problem.
+fn prepare_targets(names: &[String], run_id: &str) -> CliResult<Vec<Target>> {
+    let mut ready: Vec<Target> = Vec::new();
+    for name in names {
+        let prepared = sharebench_backends::open_target(name).and_then(|backend| {
+            let workdir = Workdir::create(backend.as_ref(), run_id)
+                .map_err(|e| describe_workdir_error(name, &e))?;
+            Ok(Target {
+                name: name.clone(),
+                backend,
+                workdir,
+            })
+        });
+        match prepared {
+            Ok(t) => ready.push(t),
+            Err(msg) => {
+                remove_workdirs(&ready, &mut |_| {});
+                return Err(CliError::usage(msg));
+            }
+        }
+    }
+    Ok(ready)
+}
+
+fn remove_workdirs(targets: &[Target], warn: &mut dyn FnMut(String)) {
+    for t in targets {
+        if let Err(e) = t.workdir.remove(t.backend.as_ref()) {
+            warn(format!(
+                "{}: could not remove working directory {}: {e}",
+                t.name, t.workdir.path
+            ));
+        }
+    }
+}
+
+struct SessionObserver<'a> {
+    writer: RecordWriter,
+    progress: &'a Progress,
+    on_record: &'a mut dyn FnMut(&Record),
+    records: Vec<Record>,
+}
+
+impl Observer for SessionObserver<'_> {
+    fn record(&mut self, record: &Record) -> io::Result<()> {
+        self.writer.append(record)?;
+        (self.on_record)(record);
+        self.records.push(record.clone());
+        Ok(())
+    }
+    fn progress(&mut self, planned: u64, what: &str) {
+        self.progress.advance(planned, what);
+    }
+    fn warn(&mut self, message: &str) {
+        self.progress
+            .println(&format!("sharebench: warning: {message}"));
+    }
+}
+
+fn write_manifest(dir: &Path, m: &Manifest) -> io::Result<()> {
+    let text = serde_json::to_string_pretty(m).map_err(io::Error::other)?;
+    let tmp = dir.join("run.json.tmp");
+    std::fs::write(&tmp, text + "\n")?;
+    std::fs::rename(tmp, dir.join("run.json"))
+}
+
+/// Runs a plan end to end. `on_record` sees each record as it is taken (for live tables).
+/// Returns an error only for bad input (before anything ran) or when records cannot be
+/// written; a run with failed measurements returns `Ok` and the caller decides the exit.
+pub fn execute(spec: SessionSpec, on_record: &mut dyn FnMut(&Record)) -> CliResult<SessionResult> {
+    spec.plan.validate().map_err(CliError::usage)?;
+    if spec.targets.is_empty() {
+        return Err(CliError::usage("no target given (a directory, or null://)"));
+    }
+    let run_id = new_run_id();
+    let targets = prepare_targets(spec.targets, &run_id)?;
+    if spec.plan.verify {
+        if let Some(t) = targets.iter().find(|t| !t.backend.stores_data()) {
+            remove_workdirs(&targets, &mut |_| {});
+            return Err(CliError::usage(format!(
+                "--verify needs a target that keeps data; {} discards writes",
+                t.name
+            )));
+        }
+    }
+    let out_dir = match create_out_dir(spec.out, &run_id) {
+        Ok(d) => d,
+        Err(e) => {
+            remove_workdirs(&targets, &mut |_| {});
+            return Err(e);
+        }
+    };
+    install_ctrlc();
+
+    let mut manifest = Manifest {
+        schema: record::SCHEMA_VERSION,
+        tool: "sharebench".into(),
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        run_id: run_id.clone(),
+        command_line: spec.command_line,
+        host: Host::probe(),
+        targets: targets
+            .iter()
+            .map(|t| TargetManifest::new(&t.name, t.backend.info(), &t.workdir.path))
+            .collect(),
+        plan: spec.plan.clone(),
+        started_at: chrono::Utc::now().to_rfc3339(),
+        ended_at: None,
+        outcome: "running".into(),
+        records: 0,
+    };
+    let io_err = |what: &str, e: io::Error| {
+        CliError::failed(format!("cannot write {what} in {}: {e}", out_dir.display()))
+    };
+    write_manifest(&out_dir, &manifest).map_err(|e| io_err("run.json", e))?;
+    let writer = RecordWriter::create(&out_dir.join("results.jsonl"))
+        .map_err(|e| io_err("results.jsonl", e))?;
+
+    let total = spec.plan.bytes_per_pass() * u64::from(spec.plan.reps) * targets.len() as u64;
+    let progress = Progress::new(total);
+    let mut observer = SessionObserver {
+        writer,
+        progress: &progress,
+        on_record,
+        records: Vec::new(),
+    };
+    let ran = engine::run(spec.plan, &targets, &run_id, &CANCEL, &mut observer);
+    progress.finish();
+
+    let mut warn = |m: String| eprintln!("sharebench: warning: {m}");
+    if !spec.plan.keep_files {
+        remove_workdirs(&targets, &mut warn);
+    }
+    let records = std::mem::take(&mut observer.records);
+    let summary = ran.map_err(|e| io_err("results.jsonl", e))?;
+    manifest.ended_at = Some(chrono::Utc::now().to_rfc3339());
+    manifest.records = summary.records;
+    manifest.outcome = if summary.interrupted {
+        "interrupted"
+    } else if summary.all_ok() {
+        "complete"
+    } else {
+        "failed"
+    }
+    .into();
+    write_manifest(&out_dir, &manifest).map_err(|e| io_err("run.json", e))?;
+    // The CSV is made from the JSONL on disk, the same input every later tool reads.
+    let loaded =
+        record::read_jsonl(&out_dir.join("results.jsonl")).map_err(|e| io_err("results.csv", e))?;
+    record::write_csv(&out_dir.join("results.csv"), &loaded.records)
+        .map_err(|e| io_err("results.csv", e))?;
+    Ok(SessionResult {
+        out_dir,
+        summary,
+        records,
+    })
+}
+
+/// Turns a finished session into the exit the user sees: 0, or one line and 1 or 130.
+pub fn outcome_error(result: &SessionResult) -> Option<CliError> {
+    let s = &result.summary;
+    let dir = result.out_dir.display();
+    if s.interrupted {
+        return Some(CliError::interrupted(format!(
+            "interrupted; {} records kept in {dir}",
+            s.records
+        )));
+    }
+    if s.verify_failed > 0 {
+        let first = result
+            .records
+            .iter()
+            .find(|r| r.status == Status::VerifyFailed);
+        let at = first
+            .and_then(|r| {
+                Some(format!(
+                    " (first: {} at byte {})",
+                    r.mismatch_file.as_deref()?,
+                    r.mismatch_offset?
+                ))
+            })
+            .unwrap_or_default();
+        return Some(CliError::failed(format!(
+            "data verification failed in {} measurements{at}; records in {dir}",
+            s.verify_failed
+        )));
+    }
+    if s.failed > 0 {
+        let first = result.records.iter().find(|r| r.status == Status::Failed);
+        let why = first
+            .and_then(|r| r.error.as_deref())
+            .unwrap_or("see results.jsonl");
+        return Some(CliError::failed(format!(
+            "{} measurements failed ({why}); records in {dir}",
+            s.failed
+        )));
+    }
+    None
+}

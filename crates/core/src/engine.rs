@@ -1,0 +1,463 @@
+//! The engine: runs a plan against targets and emits one record per measurement.
+//! Order: repetitions outermost, then targets, then cells, then IOzone's tests in order, so
+//! targets are interleaved in time and drift on a noisy machine hits them alike.
+//! It knows nothing of output formats; records go to an `Observer`.
+
+use crate::backend::{Backend, PurgeRequest};
+use crate::cpu::CpuSnapshot;
+use crate::latency::LatencyRecorder;
+use crate::op::Op;
+use crate::pattern;
+use crate::plan::{CachePolicy, Cell, Plan};
+use crate::record::{Record, Scope, Status, ThroughputSummary, SCHEMA_VERSION};
+use crate::workdir::Workdir;
+use crate::workload::iozone::{
+    self, Coordination, PassError, PassOutcome, PassSpec, WorkerBuffers,
+};
+use std::io;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Barrier};
+use std::time::Instant;
+
+/// A target ready to run: its name as the user gave it, its backend, its working directory.
+pub struct Target {
+    pub name: String,
+    pub backend: Arc<dyn Backend>,
+    pub workdir: Workdir,
+}
+
+/// Receives records and progress. Errors from `record` stop the run (nowhere to write).
+pub trait Observer {
+    fn record(&mut self, record: &Record) -> io::Result<()>;
+    /// Called after each measurement with the bytes it was planned to move.
+    fn progress(&mut self, _planned_bytes: u64, _what: &str) {}
+    /// A one-line warning for the user (e.g. a target given up after an error).
+    fn warn(&mut self, _message: &str) {}
+}
+
+/// How a run ended.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct RunSummary {
+    pub records: u64,
+    pub failed: u64,
+    pub verify_failed: u64,
+    pub interrupted: bool,
+}
+
+impl RunSummary {
+    pub fn all_ok(&self) -> bool {
+        self.failed == 0 && self.verify_failed == 0 && !self.interrupted
+    }
+}
+
+/// Everything that identifies one measurement.
+struct Context<'a> {
+    plan: &'a Plan,
+    run_id: &'a str,
+    target: &'a Target,
+    rep: u32,
+    cell_index: usize,
+    cell: Cell,
+}
+
+/// Runs the whole plan. Returns early (with `interrupted`) when `cancel` is set.
+pub fn run(
+    plan: &Plan,
+    targets: &[Target],
+    run_id: &str,
+    cancel: &AtomicBool,
+    observer: &mut dyn Observer,
+) -> io::Result<RunSummary> {
+    let mut summary = RunSummary::default();
+    let mut dead = vec![false; targets.len()];
+    for rep in 0..plan.reps {
+        for (t, target) in targets.iter().enumerate() {
+            for (cell_index, &cell) in plan.cells.iter().enumerate() {
+                if dead[t] {
+                    continue;
+                }
+                let ctx = Context {
+                    plan,
+                    run_id,
+                    target,
+                    rep,
+                    cell_index,
+                    cell,
+                };
+                match run_cell(&ctx, cancel, observer, &mut summary)? {
+                    CellEnd::Done => {}
+                    CellEnd::TargetFailed(why) => {
+                        dead[t] = true;
+                        observer.warn(&format!(
+                            "{}: giving up on this target after an error: {why}",
+                            target.name
+                        ));
+                    }
+                    CellEnd::Interrupted => {
+                        summary.interrupted = true;
+                        return Ok(summary);
+                    }
+                }
+            }
+        }
+    }
+    Ok(summary)
+}
+
+enum CellEnd {
+    Done,
+    TargetFailed(String),
+    Interrupted,
+}
+
+/// Runs every selected operation on one cell, IOzone test by test, then removes the files.
+fn run_cell(
+    ctx: &Context,
+    cancel: &AtomicBool,
+    observer: &mut dyn Observer,
+    summary: &mut RunSummary,
+) -> io::Result<CellEnd> {
+    let plan = ctx.plan;
+    let backend = ctx.target.backend.as_ref();
+    let workers = plan.threads as usize;
+    let files: Vec<String> = (0..workers)
+        .map(|w| ctx.target.workdir.file(&format!("f{w}")))
+        .collect();
+    let mut bufs: Vec<WorkerBuffers> = (0..workers)
+        .map(|_| WorkerBuffers::for_cell(&ctx.cell, plan.vector_records))
+        .collect();
+    let mut file_written = false;
+    let mut last_test = None;
+    let mut purge_note: Option<String> = None;
+    let mut end = CellEnd::Done;
+
+    for &op in &plan.ops {
+        if cancel.load(Ordering::Relaxed) {
+            end = CellEnd::Interrupted;
+            break;
+        }
+        let specs: Vec<PassSpec> = (0..workers)
+            .map(|w| pass_spec(ctx, op, w, &files[w]))
+            .collect();
+        if op.needs_existing_file() && !file_written {
+            for w in 0..workers {
+                if let Err(e) = iozone::prepare_file(backend, &files[w], &specs[w], &mut bufs[w]) {
+                    let rec = failed_record(ctx, op, &e.to_string());
+                    observer.record(&rec)?;
+                    summary.records += 1;
+                    summary.failed += 1;
+                    end = CellEnd::TargetFailed(e.to_string());
+                    break;
+                }
+            }
+            if matches!(end, CellEnd::TargetFailed(_)) {
+                break;
+            }
+            file_written = true;
+        }
+        // A cold cache before the first operation of each IOzone test (IOzone's -U).
+        if last_test != Some(op.iozone_test()) {
+            last_test = Some(op.iozone_test());
+            purge_note = purge(backend, plan.cache, &files);
+        }
+        let measured = measure(ctx, op, &specs, &files, &mut bufs, cancel);
+        let planned = ctx.cell.file_size * workers as u64;
+        match measured {
+            Measured::Ok(mut records) => {
+                for r in &mut records {
+                    r.cache_purge = purge_note.clone();
+                    if r.status == Status::VerifyFailed && r.scope != Scope::Worker {
+                        summary.verify_failed += 1;
+                    }
+                    observer.record(r)?;
+                    summary.records += 1;
+                }
+                if op.may_create_file() {
+                    file_written = true;
+                }
+            }
+            Measured::Failed(e) => {
+                let rec = failed_record(ctx, op, &e);
+                observer.record(&rec)?;
+                summary.records += 1;
+                summary.failed += 1;
+                end = CellEnd::TargetFailed(e);
+                break;
+            }
+            Measured::Interrupted => {
+                end = CellEnd::Interrupted;
+                break;
+            }
+        }
+        // Later purges report nothing new until the next test starts.
+        purge_note = None;
+        observer.progress(
+            planned,
+            &format!("{} {} {}", ctx.target.name, op, describe_cell(&ctx.cell)),
+        );
+    }
+
+    if !plan.keep_files {
+        for f in &files {
+            match backend.unlink(f) {
+                Err(e) if e.kind() != io::ErrorKind::NotFound && matches!(end, CellEnd::Done) => {
+                    return Ok(CellEnd::TargetFailed(format!("cannot remove {f}: {e}")));
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(end)
+}
+
+fn describe_cell(cell: &Cell) -> String {
+    format!(
+        "{}/{}",
+        crate::size::format_size(cell.file_size),
+        crate::size::format_size(cell.record_size)
+    )
+}
+
+/// Purges caches as the policy asks, for every worker's file; returns what was done.
+fn purge(backend: &dyn Backend, policy: CachePolicy, files: &[String]) -> Option<String> {
+    let how = match policy {
+        CachePolicy::Drop => PurgeRequest::Drop,
+        CachePolicy::Remount => PurgeRequest::Remount,
+        CachePolicy::Keep | CachePolicy::Direct => return None,
+    };
+    let mut done = None;
+    for f in files {
+        match backend.purge_cache(f, how) {
+            Ok(p) => done = Some(p.name().to_string()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Some(format!("failed: {e}")),
+        }
+    }
+    done
+}
+
+fn mix_seed(parts: &[u64]) -> u64 {
+    parts.iter().fold(0x5EED_u64, |h, &p| {
+        let mut z = (h ^ p).wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z ^ (z >> 31)
+    })
+}
+
+fn pass_spec(ctx: &Context, op: Op, worker: usize, file: &str) -> PassSpec {
+    let plan = ctx.plan;
+    let cell_seed = mix_seed(&[plan.seed, u64::from(ctx.rep), ctx.cell_index as u64]);
+    PassSpec {
+        op,
+        cell: ctx.cell,
+        timing: plan.timing,
+        direct: plan.direct(),
+        stride: plan.stride,
+        order_seed: mix_seed(&[cell_seed, op as u64, worker as u64]),
+        verify_seed: plan.verify.then(|| pattern::file_seed(cell_seed, file)),
+        vector_records: plan.vector_records,
+        mix_reader: (op == Op::RandomMix && (plan.threads > 1 || plan.throughput_mode))
+            .then_some(worker.is_multiple_of(2)),
+    }
+}
+
+enum Measured {
+    Ok(Vec<Record>),
+    Failed(String),
+    Interrupted,
+}
+
+/// Runs one operation on every worker at once and turns the outcomes into records.
+fn measure(
+    ctx: &Context,
+    op: Op,
+    specs: &[PassSpec],
+    files: &[String],
+    bufs: &mut [WorkerBuffers],
+    cancel: &AtomicBool,
+) -> Measured {
+    let backend = ctx.target.backend.as_ref();
+    let workers = specs.len();
+    let barrier = Barrier::new(workers + 1);
+    let first_done = AtomicBool::new(false);
+    let coord = Coordination {
+        start: Some(&barrier),
+        first_done: &first_done,
+        stonewall: ctx.plan.stonewall,
+        cancel,
+    };
+    let started_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
+
+    let (results, _parent_start, parent_cpu) = std::thread::scope(|s| {
+        let handles: Vec<_> = specs
+            .iter()
+            .zip(files)
+            .zip(bufs.iter_mut())
+            .map(|((spec, file), buf)| {
+                let coord = &coord;
+                s.spawn(move || iozone::run_pass(backend, file, spec, buf, coord))
+            })
+            .collect();
+        barrier.wait();
+        let start = Instant::now();
+        let cpu0 = CpuSnapshot::now();
+        let results: Vec<Result<PassOutcome, PassError>> = handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(PassError::Io(io::Error::other("worker thread panicked")))
+                })
+            })
+            .collect();
+        // The parent's view ends when every worker is done, untimed fsync and close included.
+        (results, start, CpuSnapshot::now().since(&cpu0))
+    });
+
+    let mut outcomes = Vec::with_capacity(workers);
+    for r in results {
+        match r {
+            Ok(o) => outcomes.push(o),
+            Err(PassError::Interrupted) => return Measured::Interrupted,
+            Err(PassError::Io(e)) => return Measured::Failed(e.to_string()),
+        }
+    }
+
+    let base = |scope: Scope| base_record(ctx, op, scope, &started_at);
+    let mut records = Vec::new();
+    if workers == 1 && !ctx.plan.throughput_mode {
+        let o = &outcomes[0];
+        let mut r = base(Scope::Single);
+        fill_from_outcome(&mut r, o, &files[0]);
+        records.push(r);
+        return Measured::Ok(records);
+    }
+
+    // Throughput mode: one record per worker, then the aggregate, as IOzone's -t reports.
+    let mut latency = LatencyRecorder::new();
+    let mut rates = Vec::with_capacity(workers);
+    for (w, o) in outcomes.iter().enumerate() {
+        let mut r = base(Scope::Worker);
+        r.worker = Some(w as u32);
+        fill_from_outcome(&mut r, o, &files[w]);
+        rates.push(r.throughput_kib_s);
+        latency.merge(&o.latency);
+        records.push(r);
+    }
+    let parent_seconds = parent_cpu.wall_s;
+    let counted: u64 = outcomes.iter().map(|o| o.bytes).sum();
+    let children_see: f64 = rates.iter().sum();
+    let summary = ThroughputSummary {
+        children_see_kib_s: children_see,
+        parent_sees_kib_s: kib_per_s(counted, parent_seconds),
+        min_worker_kib_s: rates.iter().copied().fold(f64::INFINITY, f64::min),
+        max_worker_kib_s: rates.iter().copied().fold(0.0, f64::max),
+        avg_worker_kib_s: children_see / workers as f64,
+        min_xfer_bytes: outcomes.iter().map(|o| o.bytes).min().unwrap_or(0),
+    };
+    let mut agg = base(Scope::Aggregate);
+    agg.bytes = counted;
+    agg.seconds = parent_seconds;
+    agg.throughput_kib_s = children_see;
+    agg.throughput = Some(summary);
+    agg.stonewalled = outcomes.iter().any(|o| o.stonewalled);
+    agg.cpu_user_s = parent_cpu.user_s;
+    agg.cpu_sys_s = parent_cpu.sys_s;
+    agg.cpu_total_s = parent_cpu.total_s;
+    agg.cpu_util_pct = parent_cpu.util_pct();
+    agg.latency = latency.summary();
+    if let Some((w, o)) = outcomes
+        .iter()
+        .enumerate()
+        .find(|(_, o)| o.mismatch.is_some())
+    {
+        agg.status = Status::VerifyFailed;
+        agg.mismatch_file = Some(files[w].clone());
+        agg.mismatch_offset = o.mismatch;
+    }
+    records.push(agg);
+    Measured::Ok(records)
+}
+
+fn kib_per_s(bytes: u64, seconds: f64) -> f64 {
+    if seconds > 0.0 {
+        bytes as f64 / 1024.0 / seconds
+    } else {
+        0.0
+    }
+}
+
+fn fill_from_outcome(r: &mut Record, o: &PassOutcome, file: &str) {
+    r.bytes = o.bytes;
+    r.seconds = o.seconds;
+    r.throughput_kib_s = kib_per_s(o.bytes, o.seconds);
+    r.cpu_user_s = o.cpu.user_s;
+    r.cpu_sys_s = o.cpu.sys_s;
+    r.cpu_total_s = o.cpu.total_s;
+    r.cpu_util_pct = crate::cpu::util_pct(o.cpu.total_s, o.seconds);
+    r.latency = o.latency.summary();
+    r.stonewalled = o.stonewalled;
+    if let Some(off) = o.mismatch {
+        r.status = Status::VerifyFailed;
+        r.mismatch_file = Some(file.to_string());
+        r.mismatch_offset = Some(off);
+        r.error = Some(format!(
+            "data read back differs from what was written at byte {off} of {file}"
+        ));
+    }
+}
+
+fn base_record(ctx: &Context, op: Op, scope: Scope, started_at: &str) -> Record {
+    let plan = ctx.plan;
+    let info = ctx.target.backend.info();
+    Record {
+        schema: SCHEMA_VERSION,
+        run_id: ctx.run_id.to_string(),
+        target: ctx.target.name.clone(),
+        backend: info.backend,
+        client: info.client,
+        workload: "iozone".into(),
+        op: op.name().into(),
+        file_size: ctx.cell.file_size,
+        record_size: ctx.cell.record_size,
+        threads: plan.threads,
+        scope,
+        worker: None,
+        rep: ctx.rep,
+        bytes: 0,
+        seconds: 0.0,
+        throughput_kib_s: 0.0,
+        cpu_user_s: 0.0,
+        cpu_sys_s: 0.0,
+        cpu_total_s: 0.0,
+        cpu_util_pct: 0.0,
+        latency: Default::default(),
+        throughput: None,
+        stonewalled: false,
+        include_close: plan.timing.include_close,
+        include_fsync: plan.timing.include_fsync,
+        direct: plan.direct(),
+        sync: plan.timing.sync,
+        mmap: plan.timing.mmap,
+        cache: plan.cache.name().into(),
+        cache_purge: None,
+        verify: plan.verify,
+        status: Status::Ok,
+        error: None,
+        mismatch_file: None,
+        mismatch_offset: None,
+        started_at: started_at.to_string(),
+    }
+}
+
+fn failed_record(ctx: &Context, op: Op, error: &str) -> Record {
+    let scope = if ctx.plan.threads == 1 && !ctx.plan.throughput_mode {
+        Scope::Single
+    } else {
+        Scope::Aggregate
+    };
+    let started = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
+    let mut r = base_record(ctx, op, scope, &started);
+    r.status = Status::Failed;
+    r.error = Some(error.to_string());
+    r
+}

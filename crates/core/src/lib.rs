@@ -1,0 +1,19 @@
+//! sharebench-core: what to run and how to run it. The plan (operations, matrix, timing),
+//! the backend trait every target implements, the workloads written against it, the engine
+//! that runs a plan, and the record schema it emits. Not: concrete targets (see
+//! `sharebench-backends`), output formats or the command line (see the `sharebench` crate).
+
+pub mod backend;
+pub mod buffer;
+pub mod cpu;
+pub mod engine;
+pub mod latency;
+pub mod manifest;
+pub mod offsets;
+pub mod op;
+pub mod pattern;
+pub mod plan;
+pub mod record;
+pub mod size;
+pub mod workdir;
+pub mod workload;

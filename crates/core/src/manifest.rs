@@ -1,0 +1,102 @@
+//! The run manifest (`run.json`): what was run, where, on what machine, with which options,
+//! so a reader can tell why two numbers differ. Written at the start and again at the end.
+
+use crate::backend::TargetInfo;
+use crate::plan::Plan;
+use serde::{Deserialize, Serialize};
+
+/// Facts about the client machine.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Host {
+    pub hostname: String,
+    pub kernel: String,
+    pub cpu_model: String,
+    pub cpus: usize,
+    pub memory_bytes: u64,
+}
+
+impl Host {
+    pub fn probe() -> Host {
+        let uts = nix::sys::utsname::uname().ok();
+        let s = |f: Option<&std::ffi::OsStr>| {
+            f.map(|x| x.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        };
+        let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+        let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+        Host {
+            hostname: s(uts.as_ref().map(|u| u.nodename())),
+            kernel: format!(
+                "{} {} {}",
+                s(uts.as_ref().map(|u| u.sysname())),
+                s(uts.as_ref().map(|u| u.release())),
+                s(uts.as_ref().map(|u| u.machine()))
+            ),
+            cpu_model: cpuinfo
+                .lines()
+                .find_map(|l| {
+                    l.strip_prefix("model name")
+                        .and_then(|r| r.split_once(':'))
+                        .map(|(_, v)| v.trim().to_string())
+                })
+                .unwrap_or_default(),
+            cpus: std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1),
+            memory_bytes: meminfo
+                .lines()
+                .find_map(|l| l.strip_prefix("MemTotal:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+                .map(|kb| kb * 1024)
+                .unwrap_or(0),
+        }
+    }
+}
+
+/// One target as the manifest describes it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct TargetManifest {
+    pub name: String,
+    pub backend: String,
+    pub client: String,
+    pub local_root: Option<String>,
+    pub fs_type: Option<String>,
+    pub mount_point: Option<String>,
+    pub mount_options: Option<String>,
+    pub workdir: String,
+}
+
+impl TargetManifest {
+    pub fn new(name: &str, info: TargetInfo, workdir: &str) -> Self {
+        TargetManifest {
+            name: name.to_string(),
+            backend: info.backend,
+            client: info.client,
+            local_root: info.local_root,
+            fs_type: info.fs_type,
+            mount_point: info.mount_point,
+            mount_options: info.mount_options,
+            workdir: workdir.to_string(),
+        }
+    }
+}
+
+/// `run.json`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Manifest {
+    pub schema: u32,
+    pub tool: String,
+    pub tool_version: String,
+    pub run_id: String,
+    pub command_line: Vec<String>,
+    pub host: Host,
+    pub targets: Vec<TargetManifest>,
+    pub plan: Plan,
+    pub started_at: String,
+    #[serde(default)]
+    pub ended_at: Option<String>,
+    /// `complete`, `interrupted`, `failed` or `running`.
+    pub outcome: String,
+    #[serde(default)]
+    pub records: u64,
+}

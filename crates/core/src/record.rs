@@ -1,0 +1,344 @@
+//! The record: one measurement, one JSON line in `results.jsonl`, appended and flushed as
+//! soon as it is taken. Everything downstream (CSV, report, importers) speaks records only.
+//! The schema is documented in `docs/records.md`; bump `SCHEMA_VERSION` on any change that
+//! removes or renames a field.
+
+use crate::latency::LatencySummary;
+use serde::{Deserialize, Serialize};
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Whether a record describes one worker alone, one worker of several, or all of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scope {
+    /// One worker, the only one (`threads` = 1, not throughput mode).
+    Single,
+    /// One worker of a throughput-mode run.
+    Worker,
+    /// The sum over the workers of a throughput-mode run.
+    Aggregate,
+}
+
+/// How a measurement ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    Ok,
+    /// An I/O error (ENOSPC, a server gone, ...): the figures cover nothing.
+    Failed,
+    /// Data read back did not match what was written.
+    VerifyFailed,
+    /// Stopped by Ctrl-C before the end.
+    Interrupted,
+}
+
+/// Figures only throughput-mode aggregates carry (IOzone's -t summary).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct ThroughputSummary {
+    /// Sum of the workers' own rates (IOzone: "Children see throughput").
+    pub children_see_kib_s: f64,
+    /// All bytes over the wall time from the common start to the last finish ("Parent sees").
+    pub parent_sees_kib_s: f64,
+    pub min_worker_kib_s: f64,
+    pub max_worker_kib_s: f64,
+    pub avg_worker_kib_s: f64,
+    /// Fewest bytes any worker moved ("Min xfer"), smaller than the file when stonewalled.
+    pub min_xfer_bytes: u64,
+}
+
+/// One measurement. Field names are the schema; see `docs/records.md`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    pub schema: u32,
+    pub run_id: String,
+    /// The target as the user named it.
+    pub target: String,
+    /// Backend kind (`posix`, `null`, ...) and the client path the bytes took.
+    pub backend: String,
+    pub client: String,
+    pub workload: String,
+    pub op: String,
+    pub file_size: u64,
+    pub record_size: u64,
+    pub threads: u32,
+    pub scope: Scope,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worker: Option<u32>,
+    pub rep: u32,
+    /// Bytes moved (less than threads x file size when stonewalled or failed).
+    pub bytes: u64,
+    pub seconds: f64,
+    /// bytes / 1024 / seconds (1 KiB = 1,024 bytes, as IOzone prints).
+    pub throughput_kib_s: f64,
+    /// User and system CPU seconds of this process (of the worker's thread for `worker`
+    /// records): the exact total split in getrusage's proportions, 0 when unknown.
+    pub cpu_user_s: f64,
+    pub cpu_sys_s: f64,
+    /// Exact CPU seconds from the CPU clock, and that over `seconds` in percent.
+    pub cpu_total_s: f64,
+    pub cpu_util_pct: f64,
+    #[serde(flatten)]
+    pub latency: LatencySummary,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throughput: Option<ThroughputSummary>,
+    /// True when workers stopped as the first one finished (IOzone's stonewalling).
+    #[serde(default)]
+    pub stonewalled: bool,
+    pub include_close: bool,
+    pub include_fsync: bool,
+    pub direct: bool,
+    pub sync: bool,
+    pub mmap: bool,
+    /// The cache policy asked for, and what was done before this measurement.
+    pub cache: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_purge: Option<String>,
+    pub verify: bool,
+    pub status: Status,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Verify failures: the file and absolute offset of the first wrong byte.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mismatch_file: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mismatch_offset: Option<u64>,
+    /// UTC start time, RFC 3339.
+    pub started_at: String,
+}
+
+/// Appends records to `results.jsonl`, one flushed line each.
+pub struct RecordWriter {
+    path: PathBuf,
+    file: File,
+    count: u64,
+}
+
+impl RecordWriter {
+    pub fn create(path: &Path) -> io::Result<Self> {
+        let file = OpenOptions::new().create(true).append(true).open(path)?;
+        Ok(RecordWriter {
+            path: path.to_owned(),
+            file,
+            count: 0,
+        })
+    }
+
+    /// Writes one record and flushes it to the kernel before returning.
+    pub fn append(&mut self, record: &Record) -> io::Result<()> {
+        let mut line = serde_json::to_vec(record).map_err(io::Error::other)?;
+        line.push(b'\n');
+        self.file.write_all(&line)?;
+        self.file.flush()?;
+        self.count += 1;
+        Ok(())
+    }
+
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// Records read back from a `results.jsonl`, with a note for each line that could not be
+/// read (a line cut off by a crash is expected at the end).
+pub struct LoadedRecords {
+    pub records: Vec<Record>,
+    pub bad_lines: Vec<String>,
+}
+
+pub fn read_jsonl(path: &Path) -> io::Result<LoadedRecords> {
+    let reader = BufReader::new(File::open(path)?);
+    let mut out = LoadedRecords {
+        records: Vec::new(),
+        bad_lines: Vec::new(),
+    };
+    for (i, line) in reader.lines().enumerate() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<Record>(&line) {
+            Ok(r) => out.records.push(r),
+            Err(e) => out
+                .bad_lines
+                .push(format!("{}:{}: {e}", path.display(), i + 1)),
+        }
+    }
+    Ok(out)
+}
+
+/// The CSV columns, in order: the tidy, one-row-per-record view of the schema.
+pub const CSV_COLUMNS: [&str; 34] = [
+    "run_id",
+    "target",
+    "backend",
+    "client",
+    "workload",
+    "op",
+    "file_size",
+    "record_size",
+    "threads",
+    "scope",
+    "worker",
+    "rep",
+    "bytes",
+    "seconds",
+    "throughput_kib_s",
+    "cpu_user_s",
+    "cpu_sys_s",
+    "cpu_total_s",
+    "cpu_util_pct",
+    "lat_count",
+    "lat_mean_us",
+    "lat_p50_us",
+    "lat_p90_us",
+    "lat_p99_us",
+    "lat_p999_us",
+    "lat_max_us",
+    "children_see_kib_s",
+    "parent_sees_kib_s",
+    "min_worker_kib_s",
+    "max_worker_kib_s",
+    "stonewalled",
+    "cache_purge",
+    "status",
+    "error",
+];
+
+/// Writes records as CSV with `CSV_COLUMNS`.
+pub fn write_csv(path: &Path, records: &[Record]) -> io::Result<()> {
+    let mut w = csv::Writer::from_path(path)?;
+    w.write_record(CSV_COLUMNS)?;
+    for r in records {
+        let t = r.throughput.unwrap_or_default();
+        let opt = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
+        let has_t = r.throughput.is_some();
+        let l = &r.latency;
+        w.write_record([
+            r.run_id.clone(),
+            r.target.clone(),
+            r.backend.clone(),
+            r.client.clone(),
+            r.workload.clone(),
+            r.op.clone(),
+            r.file_size.to_string(),
+            r.record_size.to_string(),
+            r.threads.to_string(),
+            serde_json::to_value(r.scope)
+                .ok()
+                .and_then(|v| v.as_str().map(String::from))
+                .unwrap_or_default(),
+            r.worker.map(|w| w.to_string()).unwrap_or_default(),
+            r.rep.to_string(),
+            r.bytes.to_string(),
+            r.seconds.to_string(),
+            r.throughput_kib_s.to_string(),
+            r.cpu_user_s.to_string(),
+            r.cpu_sys_s.to_string(),
+            r.cpu_total_s.to_string(),
+            r.cpu_util_pct.to_string(),
+            l.lat_count.to_string(),
+            l.lat_mean_us.to_string(),
+            l.lat_p50_us.to_string(),
+            l.lat_p90_us.to_string(),
+            l.lat_p99_us.to_string(),
+            l.lat_p999_us.to_string(),
+            l.lat_max_us.to_string(),
+            opt(has_t.then_some(t.children_see_kib_s)),
+            opt(has_t.then_some(t.parent_sees_kib_s)),
+            opt(has_t.then_some(t.min_worker_kib_s)),
+            opt(has_t.then_some(t.max_worker_kib_s)),
+            r.stonewalled.to_string(),
+            r.cache_purge.clone().unwrap_or_default(),
+            serde_json::to_value(r.status)
+                .ok()
+                .and_then(|v| v.as_str().map(String::from))
+                .unwrap_or_default(),
+            r.error.clone().unwrap_or_default(),
+        ])?;
+    }
+    w.flush()
+}
+
+#[cfg(test)]
+pub(crate) fn sample_record() -> Record {
+    Record {
+        schema: SCHEMA_VERSION,
+        run_id: "r1".into(),
+        target: "/tmp".into(),
+        backend: "posix".into(),
+        client: "kernel".into(),
+        workload: "iozone".into(),
+        op: "write".into(),
+        file_size: 1 << 20,
+        record_size: 4096,
+        threads: 1,
+        scope: Scope::Single,
+        worker: None,
+        rep: 0,
+        bytes: 1 << 20,
+        seconds: 0.5,
+        throughput_kib_s: 2048.0,
+        cpu_user_s: 0.1,
+        cpu_sys_s: 0.2,
+        cpu_total_s: 0.3,
+        cpu_util_pct: 60.0,
+        latency: LatencySummary::default(),
+        throughput: None,
+        stonewalled: false,
+        include_close: false,
+        include_fsync: false,
+        direct: false,
+        sync: false,
+        mmap: false,
+        cache: "keep".into(),
+        cache_purge: None,
+        verify: false,
+        status: Status::Ok,
+        error: None,
+        mismatch_file: None,
+        mismatch_offset: None,
+        started_at: "2026-01-01T00:00:00Z".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jsonl_round_trips_and_survives_a_cut_last_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("results.jsonl");
+        let mut w = RecordWriter::create(&path).unwrap();
+        let r = sample_record();
+        w.append(&r).unwrap();
+        w.append(&r).unwrap();
+        drop(w);
+        // Simulate a crash in the middle of the third line.
+        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(b"{\"schema\":1,\"run_id\":\"r").unwrap();
+        let loaded = read_jsonl(&path).unwrap();
+        assert_eq!(loaded.records, vec![r.clone(), r]);
+        assert_eq!(loaded.bad_lines.len(), 1);
+    }
+
+    #[test]
+    fn csv_has_a_header_and_a_row_per_record() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.csv");
+        write_csv(&path, &[sample_record()]).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2);
+        assert!(lines[0].starts_with("run_id,target,backend"));
+        assert_eq!(lines[1].split(',').count(), CSV_COLUMNS.len());
+    }
+}
