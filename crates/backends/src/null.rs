@@ -117,7 +117,7 @@ impl FileHandle for NullFile {
     fn set_len(&mut self, _len: u64) -> io::Result<()> {
         Ok(())
     }
-    fn map(&mut self, _len: u64) -> io::Result<Box<dyn Mapping>> {
+    fn map(&mut self, _len: u64, _writable: bool) -> io::Result<Box<dyn Mapping>> {
         Ok(Box::new(NullMapping))
     }
     fn close(self: Box<Self>) -> io::Result<()> {

@@ -257,8 +257,12 @@ impl FileHandle for PosixFile {
         self.f().set_len(len)
     }
 
-    fn map(&mut self, len: u64) -> io::Result<Box<dyn Mapping>> {
-        Ok(Box::new(crate::ffi::mmap::FileMapping::new(self.f(), len)?))
+    fn map(&mut self, len: u64, writable: bool) -> io::Result<Box<dyn Mapping>> {
+        Ok(Box::new(crate::ffi::mmap::FileMapping::new(
+            self.f(),
+            len,
+            writable,
+        )?))
     }
 
     fn close(mut self: Box<Self>) -> io::Result<()> {

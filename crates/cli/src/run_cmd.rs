@@ -24,11 +24,11 @@ pub struct RunArgs {
     pub ops: OpList,
 
     /// File sizes: a list and/or doubling ranges, e.g. 64k,1m or 64k..512m (k/m/g = KiB/MiB/GiB)
-    #[arg(long, value_name = "LIST", value_parser = parse_sizes, conflicts_with = "auto")]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse_sizes, conflicts_with = "auto")]
     pub file_sizes: Option<SizeList>,
 
     /// Record (transfer) sizes, same syntax as --file-sizes
-    #[arg(long, value_name = "LIST", value_parser = parse_sizes)]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse_sizes)]
     pub record_sizes: Option<SizeList>,
 
     /// IOzone's -a matrix: files 64k..512m x records 4k..16m, doubling; files over 16m skip
@@ -41,11 +41,11 @@ pub struct RunArgs {
     pub all_records: bool,
 
     /// With --auto: the smallest file size (IOzone's -n)
-    #[arg(long, value_name = "SIZE", value_parser = parse_one_size, requires = "auto")]
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true, value_parser = parse_one_size, requires = "auto")]
     pub min_file: Option<u64>,
 
     /// With --auto: the largest file size (IOzone's -g)
-    #[arg(long, value_name = "SIZE", value_parser = parse_one_size, requires = "auto")]
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true, value_parser = parse_one_size, requires = "auto")]
     pub max_file: Option<u64>,
 
     /// Workers, each on its own file, started together (throughput mode when > 1)

@@ -180,8 +180,9 @@ pub trait FileHandle: Send {
     }
     fn fsync(&mut self) -> io::Result<()>;
     fn set_len(&mut self, len: u64) -> io::Result<()>;
-    /// Maps the first `len` bytes for mmap mode; unsupported by default.
-    fn map(&mut self, _len: u64) -> io::Result<Box<dyn Mapping>> {
+    /// Maps the first `len` bytes for mmap mode, writable or read-only (as the file was
+    /// opened); unsupported by default.
+    fn map(&mut self, _len: u64, _writable: bool) -> io::Result<Box<dyn Mapping>> {
         Err(unsupported("mmap"))
     }
     /// Closes the file, reporting errors a plain drop would hide (NFS reports write errors here).
@@ -191,6 +192,7 @@ pub trait FileHandle: Send {
 /// A memory-mapped file region (mmap mode).
 pub trait Mapping: Send {
     fn read_at(&self, buf: &mut [u8], offset: u64);
+    /// Copies `buf` in; a read-only mapping ignores it (the workload never writes one).
     fn write_at(&mut self, buf: &[u8], offset: u64);
     /// msync: make the written pages stable.
     fn flush(&mut self) -> io::Result<()>;

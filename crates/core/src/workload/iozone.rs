@@ -272,8 +272,9 @@ fn open_for_pass(
     if mmap && op.creates_file() {
         file.set_len(spec.cell.file_size)?;
     }
+    let writable = op.direction() != Direction::Read;
     let mapping = if mmap {
-        Some(file.map(spec.cell.file_size)?)
+        Some(file.map(spec.cell.file_size, writable)?)
     } else {
         None
     };
