@@ -12,6 +12,20 @@ pub struct Mount {
     pub options: String,
 }
 
+impl Mount {
+    /// Options to mount it again: the per-mount options, then the super block's, without
+    /// repeats (`rw`/`ro` appear in both).
+    pub fn mount_options(&self) -> String {
+        let mut seen: Vec<&str> = Vec::new();
+        for o in self.options.split([';', ',']).filter(|o| !o.is_empty()) {
+            if !seen.contains(&o) {
+                seen.push(o);
+            }
+        }
+        seen.join(",")
+    }
+}
+
 /// Undoes mountinfo's octal escapes (`\040` is a space).
 fn unescape(s: &str) -> String {
     let b = s.as_bytes();
@@ -94,6 +108,7 @@ mod tests {
         let disk = mount_of(&m, Path::new("/mnt/my disk/a")).unwrap();
         assert_eq!(disk.fs_type, "xfs");
         assert!(disk.options.contains("noatime"));
+        assert_eq!(disk.mount_options(), "rw,noatime,attr2");
         // /mnt/g was mounted twice: the later mount hides the earlier.
         assert_eq!(mount_of(&m, Path::new("/mnt/g")).unwrap().fs_type, "tmpfs");
         // A sibling with a common string prefix is not a path prefix.

@@ -182,31 +182,55 @@ impl Backend for PosixBackend {
                 Ok(Purge::FadviseDontNeed)
             }
             PurgeRequest::Remount => {
-                let mp = self
-                    .mount
-                    .as_ref()
-                    .map(|m| m.mount_point.clone())
-                    .ok_or_else(|| {
-                        io::Error::other(format!(
-                            "cannot find the mount that holds {}",
-                            self.root.display()
-                        ))
-                    })?;
-                nix::unistd::sync();
-                let out = Command::new("mount")
-                    .args(["-o", "remount", &mp])
-                    .output()?;
-                if !out.status.success() {
-                    let err = String::from_utf8_lossy(&out.stderr);
-                    return Err(io::Error::other(format!(
-                        "mount -o remount {mp}: {}",
-                        err.trim()
-                    )));
-                }
+                let m = self.mount.as_ref().ok_or_else(|| {
+                    io::Error::other(format!(
+                        "cannot find the mount that holds {}",
+                        self.root.display()
+                    ))
+                })?;
+                remount(m)?;
                 Ok(Purge::Remount)
             }
         }
     }
+}
+
+/// Unmounts and mounts again the file system at `m`, as IOzone's -U does: the only way to
+/// empty the page cache of one file system (`mount -o remount` keeps it). Fails without
+/// change when the unmount fails (busy, not root); if the mount back fails, the error says
+/// exactly how to restore it.
+fn remount(m: &mountinfo::Mount) -> io::Result<()> {
+    let run = |args: &[&str]| -> io::Result<()> {
+        let out = Command::new(args[0]).args(&args[1..]).output()?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(io::Error::other(format!(
+                "{}: {}",
+                args.join(" "),
+                String::from_utf8_lossy(&out.stderr).trim()
+            )))
+        }
+    };
+    nix::unistd::sync();
+    run(&["umount", &m.mount_point])?;
+    let options = m.mount_options();
+    let mount = [
+        "mount",
+        "-t",
+        &m.fs_type,
+        "-o",
+        &options,
+        &m.source,
+        &m.mount_point,
+    ];
+    run(&mount).map_err(|e| {
+        io::Error::other(format!(
+            "{e}; {} IS LEFT UNMOUNTED, restore it with: {}",
+            m.mount_point,
+            mount.join(" ")
+        ))
+    })
 }
 
 /// An open posix file; `None` only after close.

@@ -12,6 +12,7 @@ mod summary;
 
 use clap::{Parser, Subcommand};
 use error::CliError;
+use std::io::Write;
 
 #[derive(Parser)]
 #[command(
@@ -54,7 +55,7 @@ fn main() {
             use clap::error::ErrorKind;
             match e.kind() {
                 ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
-                    print!("{e}");
+                    let _ = write!(std::io::stdout(), "{e}");
                     std::process::exit(0);
                 }
                 _ => {
@@ -65,7 +66,9 @@ fn main() {
                         .next()
                         .unwrap_or("invalid arguments")
                         .trim_start_matches("error: ");
-                    eprintln!("sharebench: error: {first} (see 'sharebench --help')");
+                    say(&format!(
+                        "sharebench: error: {first} (see 'sharebench --help')"
+                    ));
                     std::process::exit(2);
                 }
             }
@@ -76,7 +79,12 @@ fn main() {
         Command::Iozone { args } => iozone::main(&args),
     };
     if let Err(e) = result {
-        eprintln!("sharebench: error: {}", e.message);
+        say(&format!("sharebench: error: {}", e.message));
         std::process::exit(e.code);
     }
+}
+
+/// One line on stderr; a closed stderr is ignored rather than a panic.
+fn say(line: &str) {
+    let _ = writeln!(std::io::stderr(), "{line}");
 }

@@ -1,7 +1,7 @@
 //! Progress with ETA on a terminal (stderr), in bytes; nothing at all when not a terminal.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 
 pub struct Progress {
     bar: Option<ProgressBar>,
@@ -32,9 +32,12 @@ impl Progress {
 
     /// Prints a line above the bar (or plainly to stderr).
     pub fn println(&self, line: &str) {
+        let say = || {
+            let _ = writeln!(std::io::stderr(), "{line}");
+        };
         match &self.bar {
-            Some(b) => b.suspend(|| eprintln!("{line}")),
-            None => eprintln!("{line}"),
+            Some(b) => b.suspend(say),
+            None => say(),
         }
     }
 

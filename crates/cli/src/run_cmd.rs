@@ -8,6 +8,7 @@ use clap::{Args, ValueEnum};
 use sharebench_core::op::{parse_op_list, Op};
 use sharebench_core::plan::{self, CachePolicy, Plan, Timing};
 use sharebench_core::size::{parse_size, parse_size_list, BareUnit};
+use std::io::Write;
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -208,8 +209,10 @@ pub fn main(args: RunArgs) -> CliResult<()> {
         command_line: std::env::args().collect(),
     };
     let result = session::execute(spec, &mut |_| {})?;
-    summary::print(&result.records, &mut std::io::stdout().lock());
-    println!("Results: {}", result.out_dir.display());
+    let mut out = std::io::stdout().lock();
+    summary::print(&result.records, &mut out);
+    // A closed stdout (`| head`) must not turn a finished run into a panic.
+    let _ = writeln!(out, "Results: {}", result.out_dir.display());
     match session::outcome_error(&result) {
         Some(e) => Err(e),
         None => Ok(()),

@@ -9,7 +9,7 @@ use sharebench_core::manifest::{Host, Manifest, TargetManifest};
 use sharebench_core::plan::Plan;
 use sharebench_core::record::{self, Record, RecordWriter, Status};
 use sharebench_core::workdir::Workdir;
-use std::io;
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
@@ -26,7 +26,10 @@ fn install_ctrlc() {
         let _ = ctrlc::set_handler(|| {
             if CANCEL.swap(true, Ordering::SeqCst) {
                 // A second Ctrl-C while something hangs (a dead server): leave now.
-                eprintln!("sharebench: interrupted again, exiting without clean-up");
+                let _ = writeln!(
+                    io::stderr(),
+                    "sharebench: interrupted again, exiting without clean-up"
+                );
                 std::process::exit(130);
             }
         });
@@ -233,7 +236,9 @@ pub fn execute(spec: SessionSpec, on_record: &mut dyn FnMut(&Record)) -> CliResu
     let ran = engine::run(spec.plan, &targets, &run_id, &CANCEL, &mut observer);
     progress.finish();
 
-    let mut warn = |m: String| eprintln!("sharebench: warning: {m}");
+    let mut warn = |m: String| {
+        let _ = writeln!(io::stderr(), "sharebench: warning: {m}");
+    };
     if !spec.plan.keep_files {
         remove_workdirs(&targets, &mut warn);
     }

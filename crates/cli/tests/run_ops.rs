@@ -191,3 +191,49 @@ fn every_operation_verifies_on_loop_mounted_xfs_with_and_without_o_direct() {
     // The manifest names the file system.
     assert_no_workdir(&m.dir);
 }
+
+#[test]
+fn cache_remount_unmounts_and_mounts_the_target_again() {
+    require_root();
+    if !nix_is_root() {
+        return;
+    }
+    let m = LoopMount::new("ext4", "256M", true);
+    let out = shm_dir();
+    let out_dir = out.path().join("r");
+    let o = run(&[
+        "run",
+        "-i",
+        "write,read,random-read",
+        "--verify",
+        "--cache",
+        "remount",
+        "--file-sizes",
+        "4m",
+        "--record-sizes",
+        "64k",
+        "--reps",
+        "2",
+        "--out",
+        out_dir.to_str().unwrap(),
+        m.path(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let recs = records(&out_dir);
+    // The first operation of each test (write, read, random-read) follows a remount.
+    assert_eq!(
+        recs.iter()
+            .filter(|r| r["cache_purge"] == "remount")
+            .count(),
+        6
+    );
+    // The file system is mounted again, with the same type.
+    let mounts = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
+    assert!(
+        mounts
+            .lines()
+            .any(|l| l.contains(m.path()) && l.contains(" - ext4 ")),
+        "not mounted again"
+    );
+    assert_no_workdir(&m.dir);
+}
