@@ -87,13 +87,21 @@ pub fn create_out_dir(out: Option<PathBuf>, run_id: &str) -> CliResult<PathBuf> 
     Ok(dir)
 }
 
-/// A run id: UTC time and process id, unique on one machine.
+/// A run id: UTC time, process id and a per-process count, unique on one machine even
+/// when one process runs several sessions within a second.
 pub fn new_run_id() -> String {
-    format!(
+    static COUNT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = COUNT.fetch_add(1, Ordering::Relaxed);
+    let base = format!(
         "{}-{}",
         chrono::Utc::now().format("%Y%m%dT%H%M%SZ"),
         std::process::id()
-    )
+    );
+    if n == 0 {
+        base
+    } else {
+        format!("{base}-{n}")
+    }
 }
 
 fn describe_workdir_error(target: &str, e: &io::Error) -> String {
@@ -153,7 +161,9 @@ struct SessionObserver<'a> {
 impl Observer for SessionObserver<'_> {
     fn record(&mut self, record: &Record) -> io::Result<()> {
         self.writer.append(record)?;
-        (self.on_record)(record);
+        // Live output (IOzone's rows) is printed with the progress bar out of the way.
+        let on_record = &mut self.on_record;
+        self.progress.suspend(|| on_record(record));
         self.records.push(record.clone());
         Ok(())
     }

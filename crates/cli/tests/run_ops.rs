@@ -116,6 +116,11 @@ fn every_operation_verifies_with_three_workers() {
     for a in aggregates {
         let t = &a["throughput"];
         let children = t["children_see_kib_s"].as_f64().unwrap();
+        // Every worker's interval lies inside the parent's, so the parent never sees more.
+        assert!(
+            t["parent_sees_kib_s"].as_f64().unwrap() <= children * (1.0 + 1e-9),
+            "{a}"
+        );
         // Without stonewalling every worker moves its whole file.
         assert_eq!(
             a["bytes"].as_u64().unwrap(),

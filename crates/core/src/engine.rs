@@ -288,7 +288,7 @@ fn measure(
     };
     let started_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
 
-    let (results, _parent_start, parent_cpu) = std::thread::scope(|s| {
+    let (results, joined, parent_cpu) = std::thread::scope(|s| {
         let handles: Vec<_> = specs
             .iter()
             .zip(files)
@@ -298,9 +298,10 @@ fn measure(
                 s.spawn(move || iozone::run_pass(backend, file, spec, buf, coord))
             })
             .collect();
-        barrier.wait();
-        let start = Instant::now();
+        // Workers cannot pass the barrier before the parent reaches it, so CPU counted from
+        // here covers all their work.
         let cpu0 = CpuSnapshot::now();
+        barrier.wait();
         let results: Vec<Result<PassOutcome, PassError>> = handles
             .into_iter()
             .map(|h| {
@@ -309,8 +310,7 @@ fn measure(
                 })
             })
             .collect();
-        // The parent's view ends when every worker is done, untimed fsync and close included.
-        (results, start, CpuSnapshot::now().since(&cpu0))
+        (results, Instant::now(), CpuSnapshot::now().since(&cpu0))
     });
 
     let mut outcomes = Vec::with_capacity(workers);
@@ -343,7 +343,11 @@ fn measure(
         latency.merge(&o.latency);
         records.push(r);
     }
-    let parent_seconds = parent_cpu.wall_s;
+    // The parent's view runs from the release (the earliest worker start: on a busy machine
+    // the parent thread itself may be scheduled only after the workers are done) until
+    // every worker has returned, untimed fsync and close included.
+    let released = outcomes.iter().map(|o| o.started).min().unwrap_or(joined);
+    let parent_seconds = joined.saturating_duration_since(released).as_secs_f64();
     let counted: u64 = outcomes.iter().map(|o| o.bytes).sum();
     let children_see: f64 = rates.iter().sum();
     let summary = ThroughputSummary {
@@ -363,7 +367,7 @@ fn measure(
     agg.cpu_user_s = parent_cpu.user_s;
     agg.cpu_sys_s = parent_cpu.sys_s;
     agg.cpu_total_s = parent_cpu.total_s;
-    agg.cpu_util_pct = parent_cpu.util_pct();
+    agg.cpu_util_pct = crate::cpu::util_pct(parent_cpu.total_s, parent_seconds);
     agg.latency = latency.summary();
     if let Some((w, o)) = outcomes
         .iter()
