@@ -5,6 +5,7 @@
 
 mod error;
 mod iozone;
+mod lab_cmd;
 mod progress;
 mod run_cmd;
 mod session;
@@ -39,6 +40,8 @@ struct Cli {
 enum Command {
     /// Measure a matrix of operations, file sizes and record sizes on one or more targets.
     Run(run_cmd::RunArgs),
+    /// Stand up real Samba and NFS-Ganesha servers in network namespaces (root)
+    Lab(lab_cmd::LabArgs),
     /// Run with IOzone's command line and print IOzone's tables (-a, -t, -R, -b, ...).
     #[command(disable_help_flag = true)]
     Iozone {
@@ -77,6 +80,7 @@ fn main() {
     let result: Result<(), CliError> = match cli.command {
         Command::Run(args) => run_cmd::main(args),
         Command::Iozone { args } => iozone::main(&args),
+        Command::Lab(args) => lab_cmd::main(args),
     };
     if let Err(e) = result {
         say(&format!("sharebench: error: {}", e.message));

@@ -1,0 +1,138 @@
+//! `sharebench lab up|status|down`: the lab of real servers in network namespaces.
+
+use crate::error::{CliError, CliResult};
+use clap::{Args, Subcommand};
+use sharebench_lab::{self as lab, UpOptions};
+use std::io::Write;
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub struct LabArgs {
+    #[command(subcommand)]
+    pub command: LabCommand,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum LabCommand {
+    /// Start the lab: namespaces, backing images, Samba (with an MS-DFS root) and NFS-Ganesha
+    Up {
+        /// Topology file (TOML, see docs/lab.md); default: the seed's Table I
+        #[arg(long, value_name = "FILE")]
+        topology: Option<PathBuf>,
+        /// File system of the servers' backing images
+        #[arg(long, default_value = "xfs", value_parser = ["xfs", "ext4", "ext3", "btrfs"])]
+        fs: String,
+        /// Bandwidth of each client's link (tbf; delay cannot be emulated on this kernel)
+        #[arg(long, default_value = "unlimited", value_parser = ["10mbit", "100mbit", "1gbit", "10gbit", "unlimited"])]
+        link: String,
+        /// Size of each server's (sparse) backing image
+        #[arg(long, default_value = "2G")]
+        image_size: String,
+    },
+    /// Show hosts, servers, targets and link shaping
+    Status {
+        /// Print JSON instead of text
+        #[arg(long)]
+        json: bool,
+    },
+    /// Stop every server and remove every namespace, mount, loop device and file the lab made
+    Down,
+}
+
+fn fail(e: anyhow::Error) -> CliError {
+    CliError::failed(format!("{e:#}"))
+}
+
+pub fn main(args: LabArgs) -> CliResult<()> {
+    let mut out = std::io::stdout().lock();
+    match args.command {
+        LabCommand::Up {
+            topology,
+            fs,
+            link,
+            image_size,
+        } => {
+            let state = lab::up(&UpOptions {
+                topology,
+                fs,
+                link,
+                image_size,
+            })
+            .map_err(fail)?;
+            let _ = writeln!(
+                out,
+                "lab up: {} hosts, {} servers running",
+                state.topology.hosts.len(),
+                state.services.len()
+            );
+            for t in lab::targets(&state) {
+                let _ = writeln!(out, "  {:<12} {}", t.name, t.url);
+            }
+            Ok(())
+        }
+        LabCommand::Status { json } => {
+            let status = lab::status().map_err(fail)?;
+            if json {
+                let _ = writeln!(
+                    out,
+                    "{}",
+                    serde_json::to_string_pretty(&status).unwrap_or_default()
+                );
+                return Ok(());
+            }
+            let Some(s) = status else {
+                let _ = writeln!(out, "no lab (start one with 'sharebench lab up')");
+                return Ok(());
+            };
+            let _ = writeln!(
+                out,
+                "lab {} in {} (fs {}, client links {})",
+                s.phase,
+                s.directory.display(),
+                s.fs,
+                s.link
+            );
+            let _ = writeln!(out, "delay: {}", s.delay_emulation);
+            let _ = writeln!(out, "\nhosts:");
+            for h in &s.hosts {
+                let _ = writeln!(
+                    out,
+                    "  {:<10} {:<7} {:<15} netns {}",
+                    h.name, h.role, h.address, h.netns
+                );
+            }
+            let _ = writeln!(out, "\nservers:");
+            for v in &s.services {
+                let state = if v.running { "running" } else { "DEAD" };
+                let _ = writeln!(
+                    out,
+                    "  {:<8} on {:<10} {:<18} pid {:<8} {state}  log {}",
+                    v.name,
+                    v.host,
+                    v.endpoint,
+                    v.pid,
+                    v.log.display()
+                );
+            }
+            let _ = writeln!(
+                out,
+                "\ntargets (user {}, password in {}):",
+                s.smb_user,
+                s.credentials_file.display()
+            );
+            for t in &s.targets {
+                let _ = writeln!(
+                    out,
+                    "  {:<12} {}  (client in {})",
+                    t.name, t.url, t.client_netns
+                );
+            }
+            Ok(())
+        }
+        LabCommand::Down => {
+            let report = lab::down().map_err(fail)?;
+            let _ = writeln!(out, "lab down: removed {} things", report.removed.len());
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,176 @@
+//! The lab against real servers: up, reachable only inside its namespaces, authenticated,
+//! shaped; down leaves nothing behind, also after `lab up` was killed with SIGKILL half-way.
+//! One test, in sequence: two labs cannot run at once.
+
+mod common;
+use common::*;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const LAB: &str = "/var/tmp/sharebench-lab";
+
+fn lab(args: &[&str]) -> std::process::Output {
+    let mut all = vec!["lab"];
+    all.extend_from_slice(args);
+    run(&all)
+}
+
+fn sh(cmd: &str) -> (bool, String) {
+    let o = Command::new("sh").args(["-c", cmd]).output().unwrap();
+    (
+        o.status.success(),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        ),
+    )
+}
+
+/// Asserts no namespace, link, loop device, mount, process or directory of the lab is left.
+fn assert_nothing_left(server_pids: &[i64]) {
+    let (_, ns) = sh("ip netns list");
+    assert!(!ns.contains("sblab-"), "namespaces left: {ns}");
+    let (_, links) = sh("ip -o link");
+    assert!(!links.contains("sbl-"), "links left: {links}");
+    let (_, loops) = sh("losetup -a");
+    assert!(!loops.contains(LAB), "loop devices left: {loops}");
+    let mounts = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
+    assert!(!mounts.contains(LAB), "mounts left");
+    for pid in server_pids {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let state = stat
+            .rsplit(')')
+            .next()
+            .unwrap_or("")
+            .trim_start()
+            .chars()
+            .next();
+        assert!(
+            stat.is_empty() || state == Some('Z'),
+            "server {pid} still runs: {stat}"
+        );
+    }
+    assert!(!std::path::Path::new(LAB).exists(), "{LAB} left");
+}
+
+#[test]
+fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything() {
+    require_root();
+    if !nix_is_root() {
+        return;
+    }
+    let _ = lab(&["down"]);
+
+    // Up, with shaped client links.
+    let o = lab(&["up", "--link", "100mbit", "--image-size", "1G"]);
+    assert!(o.status.success(), "lab up failed: {}", stderr(&o));
+    let again = lab(&["up"]);
+    assert_eq!(again.status.code(), Some(1));
+    assert!(stderr(&again).contains("already up"), "{}", stderr(&again));
+
+    let st = lab(&["status", "--json"]);
+    let status: serde_json::Value = serde_json::from_slice(&st.stdout).unwrap();
+    let services = status["services"].as_array().unwrap();
+    assert_eq!(services.len(), 4, "{status}");
+    assert!(services.iter().all(|s| s["running"] == true));
+    let pids: Vec<i64> = services
+        .iter()
+        .map(|s| s["pid"].as_i64().unwrap())
+        .collect();
+    let targets: Vec<&str> = status["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        targets,
+        ["lab:smb", "lab:smb2", "lab:nfs3", "lab:nfs4", "lab:dfs-smb"]
+    );
+    assert!(status["delay_emulation"]
+        .as_str()
+        .unwrap()
+        .contains("netem"));
+
+    // The password is private and never printed.
+    let pw = std::fs::read_to_string(format!("{LAB}/smb-password"))
+        .unwrap()
+        .trim()
+        .to_string();
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(
+        std::fs::metadata(format!("{LAB}/smb-password"))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777,
+        0o600
+    );
+    assert!(!stdout(&st).contains(&pw) && !stdout(&o).contains(&pw));
+
+    // SMB: authenticated write and read from a client namespace; no guest; DFS referral.
+    let auth = format!("{LAB}/smbclient.auth");
+    let (ok, out) = sh(&format!(
+        "head -c 2000000 /dev/urandom > /tmp/sblab-src && ip netns exec sblab-pc1 smbclient //10.10.0.3/smb-sharing -A {auth} -m SMB3 -c 'put /tmp/sblab-src f; get f /tmp/sblab-back' && cmp /tmp/sblab-src /tmp/sblab-back"
+    ));
+    assert!(ok, "smb put/get: {out}");
+    let (ok, out) =
+        sh("ip netns exec sblab-pc1 smbclient //10.10.0.3/smb-sharing -N -m SMB3 -c ls");
+    assert!(!ok && out.contains("ACCESS_DENIED"), "guest got in: {out}");
+    let (ok, out) = sh(&format!("ip netns exec sblab-pc1 smbclient //10.10.0.2/dfs -A {auth} -m SMB3 -c 'cd smb-sharing; ls'"));
+    assert!(ok && out.contains(" f "), "dfs link: {out}");
+    // NFSv3 writes data that SMB reads back (same backing data, one owner).
+    let (ok, out) = sh(&format!(
+        "ip netns exec sblab-pc1 nfs-cp /tmp/sblab-src 'nfs://10.10.0.3{LAB}/srv/replica1/nfs-sharing/n?version=3' && ip netns exec sblab-pc1 smbclient //10.10.0.3/nfs-sharing -A {auth} -m SMB3 -c 'get n /tmp/sblab-back2' && cmp /tmp/sblab-src /tmp/sblab-back2"
+    ));
+    assert!(ok, "nfs write, smb read: {out}");
+
+    // Nothing of the lab listens in the host's namespace, and the host has no route into it.
+    let (_, listen) = sh("ss -ltn");
+    assert!(
+        !listen.contains("10.10.0."),
+        "lab address in host namespace: {listen}"
+    );
+    let (_, route) = sh("ip route show 10.10.0.0/24");
+    assert!(route.trim().is_empty(), "host has a lab route: {route}");
+
+    // Shaping: 20 MB over a 100 Mbit/s link takes at least 1.3 s (12.5 MB/s at most).
+    let t = Instant::now();
+    let (ok, out) = sh(&format!(
+        "head -c 20000000 /dev/zero > /tmp/sblab-20m && ip netns exec sblab-pc1 smbclient //10.10.0.3/smb-sharing -A {auth} -m SMB3 -c 'put /tmp/sblab-20m big'"
+    ));
+    assert!(ok, "{out}");
+    assert!(
+        t.elapsed() >= Duration::from_millis(1300),
+        "20 MB in {:?}: link not shaped",
+        t.elapsed()
+    );
+    let _ = sh("rm -f /tmp/sblab-src /tmp/sblab-back /tmp/sblab-back2 /tmp/sblab-20m");
+
+    let d = lab(&["down"]);
+    assert!(d.status.success(), "{}", stderr(&d));
+    assert_nothing_left(&pids);
+    let d2 = lab(&["down"]);
+    assert!(d2.status.success(), "second down: {}", stderr(&d2));
+
+    // SIGKILL half-way through `lab up`, at several points, then down cleans up.
+    for delay_ms in [150u64, 500, 900] {
+        let mut child = bin()
+            .args(["lab", "up", "--image-size", "1G"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        let _ = child.wait();
+        let d = lab(&["down"]);
+        assert!(
+            d.status.success(),
+            "down after SIGKILL at {delay_ms} ms: {}",
+            stderr(&d)
+        );
+        assert_nothing_left(&[]);
+    }
+}

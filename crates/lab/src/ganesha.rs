@@ -1,0 +1,118 @@
+//! NFS-Ganesha (VFS FSAL) exporting a replica's `nfs-sharing` directory over NFSv3 and
+//! NFSv4.0/4.1/4.2, to the lab subnet only. Every NFS user is squashed to `nobody`, the
+//! account Samba maps its user to, so both protocols see the same data with one owner. It runs with its own rpcbind in a private mount
+//! namespace (a tmpfs on /run), so it never touches an rpcbind of the host.
+
+use crate::net::{netns_of, wait_for_port};
+use crate::proc;
+use crate::state::{LabState, ServiceInfo};
+use crate::topology::Host;
+use anyhow::{Context, Result};
+use std::net::Ipv4Addr;
+use std::path::Path;
+use std::time::Duration;
+
+pub const PORT: u16 = 2049;
+/// The NFSv4 pseudo path of the export.
+pub const PSEUDO: &str = "/nfs-sharing";
+
+fn subnet(addr: Ipv4Addr, prefix_len: u8) -> String {
+    let mask = u32::MAX
+        .checked_shl(32 - u32::from(prefix_len))
+        .unwrap_or(0);
+    format!("{}/{prefix_len}", Ipv4Addr::from(u32::from(addr) & mask))
+}
+
+/// Starts Ganesha on `host`, exporting `data/nfs-sharing`.
+pub fn start(state: &mut LabState, host: &Host, data: &Path) -> Result<()> {
+    let dir = state.file("ganesha");
+    std::fs::create_dir_all(dir.join("recovery"))?;
+    let export = data.join("nfs-sharing");
+    std::fs::create_dir_all(&export)?;
+    let conf = dir.join("ganesha.conf");
+    let log = dir.join("ganesha.log");
+    std::fs::write(
+        &conf,
+        format!(
+            "NFS_CORE_PARAM {{ Protocols = 3, 4; Bind_addr = {addr}; Enable_NLM = false; Enable_RQUOTA = false; }}
+NFSV4 {{ Graceless = true; RecoveryBackend = fs; RecoveryRoot = {recovery}; Minor_Versions = 0, 1, 2; }}
+NFS_KRB5 {{ Active_krb5 = false; }}
+EXPORT {{
+  Export_Id = 1; Path = {export}; Pseudo = {PSEUDO};
+  Access_Type = None; Squash = All_Squash; Anonymous_Uid = 65534; Anonymous_Gid = 65534; SecType = sys; Protocols = 3, 4; Transports = TCP;
+  CLIENT {{ Clients = {subnet}; Access_Type = RW; }}
+  FSAL {{ Name = VFS; }}
+}}
+",
+            addr = host.address,
+            recovery = dir.join("recovery").display(),
+            export = export.display(),
+            subnet = subnet(host.address, state.topology.prefix_len),
+        ),
+    )?;
+    let script = dir.join("start.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh
+# Run by the lab in the server's network namespace and a private mount namespace.
+set -e
+mount -t tmpfs -o mode=0755 tmpfs /run
+mkdir -p /run/ganesha /run/rpcbind
+rpcbind -f -w &
+sleep 0.5
+exec ganesha.nfsd -F -f {conf} -L {log} -p /run/ganesha/ganesha.pid -N NIV_EVENT
+",
+            conf = conf.display(),
+            log = log.display()
+        ),
+    )?;
+    let out = dir.join("ganesha.out");
+    let script_s = script.to_string_lossy().into_owned();
+    let pid = proc::spawn(
+        state,
+        &format!("ganesha@{}", host.name),
+        &netns_of(&host.name),
+        "unshare",
+        &["--mount", "--propagation", "private", "sh", &script_s],
+        &out,
+    )?;
+    let client = state
+        .topology
+        .clients()
+        .next()
+        .map(|c| netns_of(&c.name))
+        .unwrap_or_default();
+    wait_for_port(&client, host.address, PORT, Duration::from_secs(60)).with_context(|| {
+        format!(
+            "ganesha on {} did not start; see {} and {}",
+            host.name,
+            out.display(),
+            log.display()
+        )
+    })?;
+    state.services.push(ServiceInfo {
+        name: "ganesha".into(),
+        host: host.name.clone(),
+        address: host.address.to_string(),
+        port: PORT,
+        pid,
+        log,
+    });
+    state.save()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn subnet_of_an_address() {
+        assert_eq!(
+            super::subnet("10.10.0.3".parse().unwrap(), 24),
+            "10.10.0.0/24"
+        );
+        assert_eq!(
+            super::subnet("10.10.3.3".parse().unwrap(), 16),
+            "10.10.0.0/16"
+        );
+    }
+}

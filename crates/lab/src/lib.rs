@@ -1,0 +1,496 @@
+//! sharebench-lab: stands up real file servers (Samba, NFS-Ganesha) in network namespaces
+//! on one Linux box, hands out targets for them, and takes everything down again, also
+//! after a crash. Not: measuring (the engine does that) or protocol clients (backends).
+
+pub mod ganesha;
+pub mod net;
+pub mod proc;
+pub mod samba;
+pub mod sh;
+pub mod state;
+pub mod storage;
+pub mod topology;
+
+use anyhow::{bail, Context, Result};
+use serde::Serialize;
+use state::{LabState, Resource};
+use std::path::PathBuf;
+use std::time::Duration;
+use topology::{Service, Topology};
+
+/// What `lab up` was asked for.
+#[derive(Debug, Clone)]
+pub struct UpOptions {
+    pub topology: Option<PathBuf>,
+    pub fs: String,
+    pub link: String,
+    /// Size of each server's image (sparse), e.g. `2G`.
+    pub image_size: String,
+}
+
+impl Default for UpOptions {
+    fn default() -> Self {
+        UpOptions {
+            topology: None,
+            fs: "xfs".into(),
+            link: "unlimited".into(),
+            image_size: "2G".into(),
+        }
+    }
+}
+
+/// The marker that makes the lab directory the lab's own.
+const MARKER: &str = ".sharebench-lab";
+
+/// Tools the lab needs, with the Debian package that has each.
+const TOOLS: [(&str, &str); 9] = [
+    ("ip", "iproute2"),
+    ("tc", "iproute2"),
+    ("nsenter", "util-linux"),
+    ("unshare", "util-linux"),
+    ("losetup", "mount"),
+    ("smbd", "samba"),
+    ("smbpasswd", "samba-common-bin"),
+    ("ganesha.nfsd", "nfs-ganesha nfs-ganesha-vfs"),
+    ("rpcbind", "rpcbind"),
+];
+
+fn check_prerequisites(fs: &str) -> Result<()> {
+    if !nix::unistd::geteuid().is_root() {
+        bail!("the lab needs root (namespaces, loop devices, mounts)");
+    }
+    let mkfs = format!("mkfs.{fs}");
+    let missing: Vec<String> = TOOLS
+        .iter()
+        .map(|(t, p)| (t.to_string(), p.to_string()))
+        .chain(std::iter::once((mkfs.clone(), format!("the {fs} tools"))))
+        .filter(|(t, _)| !sh::run_quiet("sh", &["-c", &format!("command -v {t}")]))
+        .map(|(t, p)| format!("{t} ({p})"))
+        .collect();
+    if !missing.is_empty() {
+        bail!(
+            "missing: {}; run scripts/install-deps.sh",
+            missing.join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// Brings the lab up. If any step fails, everything already created is taken down again.
+pub fn up(opts: &UpOptions) -> Result<LabState> {
+    if let Some(existing) = LabState::load()? {
+        if existing.phase == "up" && all_alive(&existing) {
+            bail!("a lab is already up (see 'sharebench lab status'); take it down first with 'sharebench lab down'");
+        }
+        bail!("a lab was left half up or its servers died; run 'sharebench lab down' first");
+    }
+    storage::FILE_SYSTEMS
+        .contains(&opts.fs.as_str())
+        .then_some(())
+        .with_context(|| format!("unknown --fs '{}' (xfs, ext4, ext3 or btrfs)", opts.fs))?;
+    let shaping = net::parse_link(&opts.link)?;
+    let topology = match &opts.topology {
+        Some(p) => Topology::load(p)?,
+        None => Topology::default_lab(),
+    };
+    check_prerequisites(&opts.fs)?;
+
+    let dir = LabState::dir();
+    if dir.exists() && !dir.join(MARKER).exists() {
+        bail!(
+            "{} exists and is not the lab's; refusing to use it",
+            dir.display()
+        );
+    }
+    std::fs::create_dir_all(&dir)?;
+    std::fs::write(dir.join(MARKER), "sharebench lab directory\n")?;
+    let mut state = LabState {
+        version: 1,
+        phase: "starting".into(),
+        topology,
+        fs: opts.fs.clone(),
+        link: opts.link.clone(),
+        resources: Vec::new(),
+        services: Vec::new(),
+        smb_user: samba::USER.into(),
+        credentials_file: dir.join("smb-password"),
+    };
+    state.save()?;
+    match build(&mut state, opts, shaping) {
+        Ok(()) => {
+            state.phase = "up".into();
+            state.save()?;
+            Ok(state)
+        }
+        Err(e) => {
+            let _ = down();
+            Err(e.context("lab up failed; everything it created was removed"))
+        }
+    }
+}
+
+fn build(state: &mut LabState, opts: &UpOptions, shaping: Option<(String, u64)>) -> Result<()> {
+    net::create_lan(state)?;
+    let topo = state.topology.clone();
+    for h in &topo.hosts {
+        net::add_host(state, h, topo.prefix_len)?;
+    }
+    if let Some((rate, bits)) = shaping {
+        net::shape_clients(state, &rate, bits)?;
+    }
+    let password = samba::new_password()?;
+    samba::write_credentials(state, &password)?;
+    let replicas: Vec<_> = topo.replicas().cloned().collect();
+    for h in topo.servers() {
+        let needs_data = h
+            .services
+            .iter()
+            .any(|s| matches!(s, Service::Samba | Service::Ganesha));
+        let data = if needs_data {
+            Some(storage::create(state, &h.name, &opts.fs, &opts.image_size)?)
+        } else {
+            None
+        };
+        for s in &h.services {
+            match (s, &data) {
+                (Service::Samba, Some(d)) => samba::start_replica(state, h, d, &password)?,
+                (Service::Ganesha, Some(d)) => ganesha::start(state, h, d)?,
+                (Service::DfsRoot, _) => samba::start_dfs_root(state, h, &replicas, &password)?,
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+fn all_alive(state: &LabState) -> bool {
+    state.resources.iter().all(|r| match r {
+        Resource::Process {
+            pid, start_time, ..
+        } => proc::is_alive(*pid, *start_time),
+        _ => true,
+    })
+}
+
+/// What `lab down` removed, and what it could not.
+#[derive(Debug, Default, Serialize)]
+pub struct DownReport {
+    pub removed: Vec<String>,
+    pub problems: Vec<String>,
+}
+
+/// Processes living in one of the lab's network namespaces: started by the lab (a server
+/// whose PID was not yet recorded when `lab up` died, or a client a test left behind).
+fn processes_in_lab_namespaces() -> Vec<i32> {
+    use std::os::unix::fs::MetadataExt;
+    let inodes: Vec<u64> = net::lab_namespaces()
+        .iter()
+        .filter_map(|n| {
+            std::fs::metadata(format!("/run/netns/{n}"))
+                .ok()
+                .map(|m| m.ino())
+        })
+        .collect();
+    std::fs::read_dir("/proc")
+        .map(|d| {
+            d.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+                .filter(|pid| {
+                    std::fs::read_link(format!("/proc/{pid}/ns/net"))
+                        .ok()
+                        .and_then(|l| {
+                            l.to_str()?
+                                .strip_prefix("net:[")?
+                                .strip_suffix(']')?
+                                .parse::<u64>()
+                                .ok()
+                        })
+                        .is_some_and(|ino| inodes.contains(&ino))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Takes the lab down: every process, mount, loop device, namespace and file it created.
+/// Safe to run twice, and after a crash of `lab up`.
+pub fn down() -> Result<DownReport> {
+    let mut report = DownReport::default();
+    let state = LabState::load().unwrap_or(None);
+    let resources = state
+        .as_ref()
+        .map(|s| s.resources.clone())
+        .unwrap_or_default();
+    // 1. Servers, newest first, by their recorded process groups.
+    for r in resources.iter().rev() {
+        if let Resource::Process {
+            name,
+            pid,
+            start_time,
+        } = r
+        {
+            proc::stop_group(*pid, *start_time, Duration::from_secs(10));
+            report.removed.push(format!("process {name} (pid {pid})"));
+        }
+    }
+    // 2. Anything else still inside the lab's namespaces.
+    for pid in processes_in_lab_namespaces() {
+        let start = proc::start_time(pid).unwrap_or(0);
+        proc::stop_group(pid, start, Duration::from_secs(5));
+        report
+            .removed
+            .push(format!("process {pid} left in a lab namespace"));
+    }
+    // 3. Mounts, loop devices, namespaces and links.
+    for r in resources.iter().rev() {
+        match r {
+            Resource::Mount { path } if storage::is_mounted(path) => {
+                if storage::unmount(path) {
+                    report.removed.push(format!("mount {}", path.display()));
+                } else {
+                    report
+                        .problems
+                        .push(format!("cannot unmount {}", path.display()));
+                }
+            }
+            Resource::Image { path } if !storage::detach(path) => {
+                report.problems.push(format!(
+                    "cannot detach the loop device of {}",
+                    path.display()
+                ));
+            }
+            Resource::Link { name } if net::delete_link(name) => {
+                report.removed.push(format!("link {name}"))
+            }
+            _ => {}
+        }
+    }
+    for ns in net::lab_namespaces() {
+        if net::delete_netns(&ns) {
+            report.removed.push(format!("namespace {ns}"));
+        } else {
+            report
+                .problems
+                .push(format!("cannot delete namespace {ns}"));
+        }
+    }
+    // 4. The lab directory, only if it is the lab's and nothing is mounted below it.
+    let dir = LabState::dir();
+    if dir.join(MARKER).exists() {
+        let mounts = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
+        let prefix = format!("{}/", dir.display());
+        if mounts
+            .lines()
+            .any(|l| l.split(' ').nth(4).is_some_and(|m| m.starts_with(&prefix)))
+        {
+            report.problems.push(format!(
+                "something is still mounted under {}; not removing it",
+                dir.display()
+            ));
+        } else if report.problems.is_empty() {
+            std::fs::remove_dir_all(&dir)
+                .with_context(|| format!("cannot remove {}", dir.display()))?;
+            report.removed.push(format!("directory {}", dir.display()));
+        }
+    }
+    if !report.problems.is_empty() {
+        bail!(
+            "lab down left something behind: {}",
+            report.problems.join("; ")
+        );
+    }
+    Ok(report)
+}
+
+/// A lab target resolved for the engine: the URL, the namespace to run the client in,
+/// and environment the backend reads (the SMB password file).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LabTarget {
+    pub name: String,
+    pub url: String,
+    pub client_netns: String,
+    pub env: Vec<(String, String)>,
+    pub server: String,
+}
+
+/// Every target the running lab offers.
+pub fn targets(state: &LabState) -> Vec<LabTarget> {
+    let t = &state.topology;
+    let Some(client) = t.clients().next() else {
+        return Vec::new();
+    };
+    let netns = net::netns_of(&client.name);
+    let env = vec![(
+        "SHAREBENCH_SMB_PASSWORD_FILE".to_string(),
+        state.credentials_file.display().to_string(),
+    )];
+    let mut out = Vec::new();
+    let mut add = |name: &str, url: String, server: &str| {
+        out.push(LabTarget {
+            name: format!("lab:{name}"),
+            url,
+            client_netns: netns.clone(),
+            env: env.clone(),
+            server: server.into(),
+        })
+    };
+    for (i, r) in t.replicas().enumerate() {
+        let suffix = if i == 0 {
+            String::new()
+        } else {
+            (i + 1).to_string()
+        };
+        add(
+            &format!("smb{suffix}"),
+            format!("smb://{}@{}/smb-sharing/", state.smb_user, r.address),
+            &r.name,
+        );
+    }
+    if let Some(g) = t.host_with(Service::Ganesha) {
+        let real = state.file(format!("srv/{}/nfs-sharing", g.name));
+        add(
+            "nfs3",
+            format!("nfs://{}{}/?version=3", g.address, real.display()),
+            &g.name,
+        );
+        add(
+            "nfs4",
+            format!("nfs://{}{}/?version=4", g.address, ganesha::PSEUDO),
+            &g.name,
+        );
+    }
+    if let Some(d) = t.host_with(Service::DfsRoot) {
+        add(
+            "dfs-smb",
+            format!("smb://{}@{}/dfs/smb-sharing/", state.smb_user, d.address),
+            &d.name,
+        );
+    }
+    out
+}
+
+/// Resolves `lab:NAME` against the running lab.
+pub fn resolve(name: &str) -> Result<LabTarget> {
+    let state = LabState::load()?.context("no lab is up; start one with 'sharebench lab up'")?;
+    if state.phase != "up" {
+        bail!(
+            "the lab is not up (phase '{}'); run 'sharebench lab down' and 'sharebench lab up'",
+            state.phase
+        );
+    }
+    let all = targets(&state);
+    all.iter()
+        .find(|t| t.name == name)
+        .cloned()
+        .with_context(|| {
+            format!(
+                "unknown lab target '{name}' (known: {})",
+                all.iter()
+                    .map(|t| t.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })
+}
+
+/// What `lab status` shows.
+#[derive(Debug, Serialize)]
+pub struct Status {
+    pub phase: String,
+    pub directory: PathBuf,
+    pub fs: String,
+    pub link: String,
+    /// Delay cannot be emulated here: this kernel has no netem.
+    pub delay_emulation: String,
+    pub hosts: Vec<HostStatus>,
+    pub services: Vec<ServiceStatus>,
+    pub targets: Vec<LabTarget>,
+    pub smb_user: String,
+    pub credentials_file: PathBuf,
+}
+
+#[derive(Debug, Serialize)]
+pub struct HostStatus {
+    pub name: String,
+    pub role: String,
+    pub address: String,
+    pub netns: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ServiceStatus {
+    pub name: String,
+    pub host: String,
+    pub endpoint: String,
+    pub pid: i32,
+    pub running: bool,
+    pub log: PathBuf,
+}
+
+fn netem_available() -> bool {
+    std::fs::read_to_string("/proc/config.gz").is_ok()
+        && sh::run_quiet(
+            "sh",
+            &[
+                "-c",
+                "zcat /proc/config.gz | grep -q '^CONFIG_NET_SCH_NETEM=[ym]'",
+            ],
+        )
+}
+
+/// The lab as it is now; `None` when no lab exists.
+pub fn status() -> Result<Option<Status>> {
+    let Some(state) = LabState::load()? else {
+        return Ok(None);
+    };
+    let alive = |pid: i32| {
+        state.resources.iter().any(|r| matches!(r, Resource::Process { pid: p, start_time, .. } if *p == pid && proc::is_alive(pid, *start_time)))
+    };
+    Ok(Some(Status {
+        phase: state.phase.clone(),
+        directory: LabState::dir(),
+        fs: state.fs.clone(),
+        link: state.link.clone(),
+        delay_emulation: if netem_available() {
+            "available (netem)".into()
+        } else {
+            "not available: this kernel has no netem, so link delay cannot be emulated; only bandwidth is shaped (tbf)".into()
+        },
+        hosts: state
+            .topology
+            .hosts
+            .iter()
+            .map(|h| HostStatus {
+                name: h.name.clone(),
+                role: format!("{:?}", h.role).to_lowercase(),
+                address: h.address.to_string(),
+                netns: net::netns_of(&h.name),
+            })
+            .collect(),
+        services: state
+            .services
+            .iter()
+            .map(|s| ServiceStatus {
+                name: s.name.clone(),
+                host: s.host.clone(),
+                endpoint: format!("{}:{}", s.address, s.port),
+                pid: s.pid,
+                running: alive(s.pid),
+                log: s.log.clone(),
+            })
+            .collect(),
+        targets: targets(&state),
+        smb_user: state.smb_user.clone(),
+        credentials_file: state.credentials_file.clone(),
+    }))
+}
+
+/// PIDs of every process of the lab's servers (all members of their process groups), for
+/// server-side CPU accounting.
+pub fn server_pids(state: &LabState, host: Option<&str>) -> Vec<i32> {
+    state
+        .services
+        .iter()
+        .filter(|s| host.is_none_or(|h| h == s.host))
+        .flat_map(|s| proc::group_members(s.pid))
+        .collect()
+}

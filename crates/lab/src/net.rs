@@ -1,0 +1,206 @@
+//! The lab network: one namespace per host, all joined by a bridge that lives in a
+//! namespace of its own (`sblab-lan`), so the host has no route to lab addresses and no
+//! lab packet can leave the machine. Link shaping with tbf (this kernel has no netem:
+//! bandwidth can be limited, delay cannot).
+
+use crate::sh::{run, run_in, run_quiet};
+use crate::state::{LabState, Resource, PREFIX};
+use crate::topology::{Host, Role};
+use anyhow::{bail, Context, Result};
+use std::net::{Ipv4Addr, SocketAddr, TcpStream};
+use std::time::{Duration, Instant};
+
+pub const LAN: &str = "sblab-lan";
+const BRIDGE: &str = "br0";
+
+/// The namespace of a lab host.
+pub fn netns_of(host: &str) -> String {
+    format!("{PREFIX}{host}")
+}
+
+/// The veth end that plugs `host` into the bridge (in the LAN namespace).
+fn port_of(host: &str) -> String {
+    format!("sbl-{host}")
+}
+
+fn add_netns(state: &mut LabState, name: &str) -> Result<()> {
+    state.intend(Resource::Netns {
+        name: name.to_string(),
+    })?;
+    run("ip", &["netns", "add", name])?;
+    run_in(name, "ip", &["link", "set", "lo", "up"])?;
+    Ok(())
+}
+
+/// Creates the LAN namespace and its bridge.
+pub fn create_lan(state: &mut LabState) -> Result<()> {
+    add_netns(state, LAN)?;
+    run("ip", &["-n", LAN, "link", "add", BRIDGE, "type", "bridge"])?;
+    run("ip", &["-n", LAN, "link", "set", BRIDGE, "up"])?;
+    Ok(())
+}
+
+/// Creates a host's namespace, plugs it into the bridge and gives it its address.
+pub fn add_host(state: &mut LabState, host: &Host, prefix_len: u8) -> Result<()> {
+    let ns = netns_of(&host.name);
+    let port = port_of(&host.name);
+    add_netns(state, &ns)?;
+    state.intend(Resource::Link { name: port.clone() })?;
+    run(
+        "ip",
+        &[
+            "link", "add", &port, "type", "veth", "peer", "name", "eth0", "netns", &ns,
+        ],
+    )?;
+    run("ip", &["link", "set", &port, "netns", LAN])?;
+    run(
+        "ip",
+        &["-n", LAN, "link", "set", &port, "master", BRIDGE, "up"],
+    )?;
+    run_in(
+        &ns,
+        "ip",
+        &[
+            "addr",
+            "add",
+            &format!("{}/{prefix_len}", host.address),
+            "dev",
+            "eth0",
+        ],
+    )?;
+    run_in(&ns, "ip", &["link", "set", "eth0", "up"])?;
+    Ok(())
+}
+
+/// A link rate as `tc` spells it, or `None` for unlimited.
+pub fn parse_link(text: &str) -> Result<Option<(String, u64)>> {
+    let bits: u64 = match text {
+        "unlimited" => return Ok(None),
+        "10mbit" => 10_000_000,
+        "100mbit" => 100_000_000,
+        "1gbit" => 1_000_000_000,
+        "10gbit" => 10_000_000_000,
+        _ => bail!("unknown --link '{text}' (10mbit, 100mbit, 1gbit, 10gbit or unlimited)"),
+    };
+    Ok(Some((text.to_string(), bits)))
+}
+
+/// Limits both directions of every client's link to `rate` with tbf.
+pub fn shape_clients(state: &LabState, rate: &str, bits: u64) -> Result<()> {
+    // Burst: 2 ms at the rate, at least 16 KiB (LAB-NOTES: 256 KiB at 1 Gbit/s gave 952 Mbit/s).
+    let burst = (bits / 8 / 500).max(16 * 1024).to_string();
+    for h in state
+        .topology
+        .hosts
+        .iter()
+        .filter(|h| h.role == Role::Client)
+    {
+        let tbf = ["qdisc", "replace", "dev"];
+        run(
+            "tc",
+            &[
+                &["-n", LAN][..],
+                &tbf[..],
+                &[
+                    &port_of(&h.name),
+                    "root",
+                    "tbf",
+                    "rate",
+                    rate,
+                    "burst",
+                    &burst,
+                    "latency",
+                    "50ms",
+                ],
+            ]
+            .concat(),
+        )
+        .context("shaping the link toward a client")?;
+        run_in(
+            &netns_of(&h.name),
+            "tc",
+            &[
+                &tbf[..],
+                &[
+                    "eth0", "root", "tbf", "rate", rate, "burst", &burst, "latency", "50ms",
+                ],
+            ]
+            .concat(),
+        )
+        .context("shaping the link from a client")?;
+    }
+    Ok(())
+}
+
+/// Removes a namespace if it exists.
+pub fn delete_netns(name: &str) -> bool {
+    run_quiet("ip", &["netns", "del", name])
+}
+
+/// Removes a host-side link if it exists.
+pub fn delete_link(name: &str) -> bool {
+    run_quiet("ip", &["link", "del", name])
+}
+
+/// Namespaces with the lab's prefix that exist now (for clean-up after a lost state).
+pub fn lab_namespaces() -> Vec<String> {
+    std::fs::read_dir("/run/netns")
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with(PREFIX))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Runs `f` on a thread that has joined namespace `netns` (only that thread moves).
+pub fn in_netns<T: Send>(netns: &str, f: impl FnOnce() -> T + Send) -> Result<T> {
+    let path = format!("/run/netns/{netns}");
+    std::thread::scope(|s| {
+        s.spawn(|| -> Result<T> {
+            let fd = std::fs::File::open(&path)
+                .with_context(|| format!("namespace {netns} does not exist"))?;
+            nix::sched::setns(&fd, nix::sched::CloneFlags::CLONE_NEWNET)
+                .with_context(|| format!("cannot enter {netns}"))?;
+            Ok(f())
+        })
+        .join()
+        .map_err(|_| anyhow::anyhow!("thread in {netns} panicked"))?
+    })
+}
+
+/// Waits until `addr:port` accepts TCP connections, seen from namespace `from`.
+pub fn wait_for_port(from: &str, addr: Ipv4Addr, port: u16, timeout: Duration) -> Result<()> {
+    let target = SocketAddr::from((addr, port));
+    in_netns(from, || {
+        let start = Instant::now();
+        loop {
+            if TcpStream::connect_timeout(&target, Duration::from_millis(300)).is_ok() {
+                return Ok(());
+            }
+            if start.elapsed() > timeout {
+                bail!("{target} did not answer within {} s", timeout.as_secs());
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    })?
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn link_rates() {
+        assert_eq!(parse_link("unlimited").unwrap(), None);
+        assert_eq!(parse_link("100mbit").unwrap().unwrap().1, 100_000_000);
+        assert!(parse_link("3mbit").is_err());
+    }
+
+    #[test]
+    fn names_fit_in_interface_names() {
+        assert!(port_of("abcdefghij").len() <= 15);
+        assert!(netns_of("abcdefghij").starts_with(PREFIX));
+    }
+}

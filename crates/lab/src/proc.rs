@@ -1,0 +1,111 @@
+//! Server processes: started detached (their own process group, so Ctrl-C of `lab up`
+//! leaves them be), in a host's network namespace, output to a log file; stopped by
+//! process group after checking the leader's start time, so a reused PID is never hit.
+
+use crate::state::{LabState, Resource};
+use anyhow::{Context, Result};
+use nix::sys::signal::{kill, Signal};
+use nix::unistd::Pid;
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The start time of `pid` in clock ticks after boot (field 22 of /proc/PID/stat).
+pub fn start_time(pid: i32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) may hold spaces; fields after it follow the last ')'.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    rest.split(' ').nth(19)?.parse().ok()
+}
+
+/// The process group of `pid` (field 5 of /proc/PID/stat).
+fn pgrp(pid: i32) -> Option<i32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &stat[stat.rfind(')')? + 2..];
+    rest.split(' ').nth(2)?.parse().ok()
+}
+
+/// Every live process in process group `pgid`.
+pub fn group_members(pgid: i32) -> Vec<i32> {
+    std::fs::read_dir("/proc")
+        .map(|d| {
+            d.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+                .filter(|&pid| pgrp(pid) == Some(pgid))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Starts `cmd args` in namespace `netns` as a new process group, logging to `log`, and
+/// records it in the state.
+pub fn spawn(
+    state: &mut LabState,
+    name: &str,
+    netns: &str,
+    cmd: &str,
+    args: &[&str],
+    log: &Path,
+) -> Result<i32> {
+    let out =
+        std::fs::File::create(log).with_context(|| format!("cannot create {}", log.display()))?;
+    let child = Command::new("nsenter")
+        .arg(format!("--net=/run/netns/{netns}"))
+        .arg("--")
+        .arg(cmd)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(out.try_clone()?)
+        .stderr(out)
+        .process_group(0)
+        .spawn()
+        .with_context(|| format!("cannot start {cmd}"))?;
+    let pid = child.id() as i32;
+    // The child is not waited for: it outlives this process and is reaped by init.
+    std::mem::forget(child);
+    let start = start_time(pid).unwrap_or(0);
+    state.intend(Resource::Process {
+        name: name.to_string(),
+        pid,
+        start_time: start,
+    })?;
+    Ok(pid)
+}
+
+/// True when the process that was started as (`pid`, `start`) still runs.
+pub fn is_alive(pid: i32, start: u64) -> bool {
+    start_time(pid) == Some(start) && !is_zombie(pid)
+}
+
+fn is_zombie(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| s.rfind(')').map(|i| s[i + 2..].starts_with('Z')))
+        .unwrap_or(true)
+}
+
+/// Stops the process group led by (`pid`, `start`): SIGTERM, then SIGKILL after `grace`.
+/// Members are found by group id, so children a server forked stop too. A group whose
+/// leader is gone or is another process (reused PID) is signalled only through members
+/// that still carry the recorded group id.
+pub fn stop_group(pid: i32, start: u64, grace: Duration) {
+    let leader_ok = start_time(pid).map(|s| s == start).unwrap_or(true);
+    if !leader_ok && pgrp(pid) == Some(pid) {
+        // The PID was reused by a process that leads its own group: not ours.
+        return;
+    }
+    let signal_all = |sig: Signal| {
+        for m in group_members(pid) {
+            let _ = kill(Pid::from_raw(m), sig);
+        }
+    };
+    signal_all(Signal::SIGTERM);
+    let t = Instant::now();
+    while t.elapsed() < grace {
+        if group_members(pid).iter().all(|&m| is_zombie(m)) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    signal_all(Signal::SIGKILL);
+}

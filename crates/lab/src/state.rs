@@ -1,0 +1,103 @@
+//! The lab's memory: `state.json` in the lab directory, an intent log of every resource,
+//! written *before* the resource is created, so that `lab down` can remove everything even
+//! after `lab up` was killed half-way. Nothing else decides what the lab owns.
+
+use crate::topology::Topology;
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// Where the lab lives: images, configurations, logs, credentials, state.
+pub const LAB_DIR: &str = "/var/tmp/sharebench-lab";
+/// Prefix of every network namespace and host-side link the lab creates.
+pub const PREFIX: &str = "sblab-";
+
+/// One thing the lab created (or was about to create) and must undo.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Resource {
+    /// A network namespace (/run/netns/NAME); deleting it removes its links too.
+    Netns { name: String },
+    /// A veth end in the host namespace, before it moves into a namespace.
+    Link { name: String },
+    /// An image file; every loop device attached to it is detached on down.
+    Image { path: PathBuf },
+    /// A mount point.
+    Mount { path: PathBuf },
+    /// A server's process group, led by `pid` (started at `start_time`, in clock ticks
+    /// after boot, so a reused PID is never signalled).
+    Process {
+        name: String,
+        pid: i32,
+        start_time: u64,
+    },
+}
+
+/// A running server as `lab status` reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServiceInfo {
+    pub name: String,
+    pub host: String,
+    pub address: String,
+    pub port: u16,
+    pub pid: i32,
+    pub log: PathBuf,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LabState {
+    pub version: u32,
+    /// `starting` while `lab up` runs, `up` when every server answered.
+    pub phase: String,
+    pub topology: Topology,
+    pub fs: String,
+    pub link: String,
+    pub resources: Vec<Resource>,
+    pub services: Vec<ServiceInfo>,
+    /// User name of the SMB shares; the password is in `credentials_file` (mode 0600).
+    pub smb_user: String,
+    pub credentials_file: PathBuf,
+}
+
+impl LabState {
+    pub fn dir() -> PathBuf {
+        PathBuf::from(std::env::var_os("SHAREBENCH_LAB_DIR").unwrap_or_else(|| LAB_DIR.into()))
+    }
+
+    pub fn path() -> PathBuf {
+        Self::dir().join("state.json")
+    }
+
+    /// The saved state, if a lab exists.
+    pub fn load() -> Result<Option<LabState>> {
+        let p = Self::path();
+        match std::fs::read_to_string(&p) {
+            Ok(text) => Ok(Some(
+                serde_json::from_str(&text)
+                    .with_context(|| format!("{} is damaged", p.display()))?,
+            )),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e).with_context(|| format!("cannot read {}", p.display())),
+        }
+    }
+
+    /// Writes the state atomically (rename), so a crash never leaves half a file.
+    pub fn save(&self) -> Result<()> {
+        let p = Self::path();
+        let tmp = p.with_extension("json.tmp");
+        std::fs::write(&tmp, serde_json::to_string_pretty(self)?)?;
+        std::fs::rename(&tmp, &p).with_context(|| format!("cannot write {}", p.display()))
+    }
+
+    /// Records a resource before it is created.
+    pub fn intend(&mut self, r: Resource) -> Result<()> {
+        if !self.resources.contains(&r) {
+            self.resources.push(r);
+        }
+        self.save()
+    }
+
+    pub fn file(&self, rel: impl AsRef<Path>) -> PathBuf {
+        Self::dir().join(rel)
+    }
+}

@@ -1,0 +1,79 @@
+//! Backing storage of each server: an image file formatted with the chosen file system,
+//! attached with `losetup --direct-io=on` (so the host page cache does not hide the
+//! device) and mounted under the lab directory.
+
+use crate::sh::{run, run_quiet};
+use crate::state::{LabState, Resource};
+use anyhow::{bail, Context, Result};
+use std::path::{Path, PathBuf};
+
+pub const FILE_SYSTEMS: [&str; 4] = ["xfs", "ext4", "ext3", "btrfs"];
+
+/// Creates, formats, attaches and mounts `host`'s image; returns the mount point.
+pub fn create(state: &mut LabState, host: &str, fs: &str, size: &str) -> Result<PathBuf> {
+    if !FILE_SYSTEMS.contains(&fs) {
+        bail!("unknown --fs '{fs}' (xfs, ext4, ext3 or btrfs)");
+    }
+    let img = state.file(format!("images/{host}.img"));
+    let mnt = state.file(format!("srv/{host}"));
+    std::fs::create_dir_all(img.parent().unwrap_or(Path::new("/")))?;
+    std::fs::create_dir_all(&mnt)?;
+    state.intend(Resource::Image { path: img.clone() })?;
+    let img_s = img.to_string_lossy().into_owned();
+    run("truncate", &["-s", size, &img_s])?;
+    let force = if fs == "xfs" || fs == "btrfs" {
+        "-f"
+    } else {
+        "-F"
+    };
+    run(&format!("mkfs.{fs}"), &["-q", force, &img_s])
+        .with_context(|| format!("formatting {host}'s image as {fs}"))?;
+    let dev = run("losetup", &["-f", "--show", "--direct-io=on", &img_s])?;
+    state.intend(Resource::Mount { path: mnt.clone() })?;
+    run("mount", &[&dev, &mnt.to_string_lossy()])?;
+    Ok(mnt)
+}
+
+/// Loop devices attached to `image` now.
+pub fn loop_devices(image: &Path) -> Vec<String> {
+    run(
+        "losetup",
+        &["-j", &image.to_string_lossy(), "-O", "NAME", "-n"],
+    )
+    .map(|out| {
+        out.lines()
+            .map(|l| l.trim().to_string())
+            .filter(|l| !l.is_empty())
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
+/// Detaches every loop device of `image`; true when none is left.
+pub fn detach(image: &Path) -> bool {
+    for dev in loop_devices(image) {
+        run_quiet("losetup", &["-d", &dev]);
+    }
+    loop_devices(image).is_empty()
+}
+
+/// True when `path` is a mount point now.
+pub fn is_mounted(path: &Path) -> bool {
+    let text = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
+    let p = path.to_string_lossy();
+    text.lines().any(|l| l.split(' ').nth(4) == Some(&p))
+}
+
+/// Unmounts `path` (lazily if it is busy); true when it is no longer mounted.
+pub fn unmount(path: &Path) -> bool {
+    let p = path.to_string_lossy();
+    for _ in 0..3 {
+        if !is_mounted(path) {
+            return true;
+        }
+        if !run_quiet("umount", &[&p]) {
+            run_quiet("umount", &["-l", &p]);
+        }
+    }
+    !is_mounted(path)
+}
