@@ -159,6 +159,7 @@ fn run_with(
         name: "corrupting".into(),
         backend: backend.clone(),
         workdir,
+        servers: Default::default(),
     };
     let mut obs = Collect::default();
     let summary = engine::run(

@@ -7,6 +7,7 @@ mod error;
 mod iozone;
 mod lab_cmd;
 mod progress;
+mod report_cmd;
 mod run_cmd;
 mod session;
 mod summary;
@@ -49,6 +50,8 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
         args: Vec<String>,
     },
+    /// Analyse results (sharebench, IOzone, fio) and write report.html, results.xlsx, results.csv.
+    Report(report_cmd::ReportArgs),
 }
 
 fn main() {
@@ -80,6 +83,7 @@ fn main() {
     let result: Result<(), CliError> = match cli.command {
         Command::Run(args) => run_cmd::main(args),
         Command::Iozone { args } => iozone::main(&args),
+        Command::Report(args) => report_cmd::main(args),
         Command::Lab(args) => lab_cmd::main(args),
     };
     if let Err(e) = result {

@@ -8,6 +8,7 @@ use sharebench_core::engine::{self, Observer, RunSummary, Target};
 use sharebench_core::manifest::{Host, Manifest, TargetManifest};
 use sharebench_core::plan::Plan;
 use sharebench_core::record::{self, Record, RecordWriter, Status};
+use sharebench_core::server_cpu::ProcessSet;
 use sharebench_core::workdir::Workdir;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -115,18 +116,89 @@ fn describe_workdir_error(target: &str, e: &io::Error) -> String {
     }
 }
 
+/// Where a target named by the user really is: for `lab:NAME`, the lab's URL, the client
+/// namespace to run in, the environment its backend reads, and the servers' process groups.
+struct Located {
+    url: String,
+    netns: Option<String>,
+    env: Vec<(String, String)>,
+    servers: ProcessSet,
+}
+
+fn locate(name: &str) -> Result<Located, String> {
+    if !name.starts_with("lab:") {
+        return Ok(Located {
+            url: name.to_string(),
+            netns: None,
+            env: Vec::new(),
+            servers: ProcessSet::default(),
+        });
+    }
+    let t = sharebench_lab::resolve(name).map_err(|e| format!("{e:#}"))?;
+    // Every server host of the lab: replication and referrals make more than one work.
+    let state = sharebench_lab::state::LabState::load().ok().flatten();
+    let spaces: Vec<String> = state
+        .map(|s| {
+            s.topology
+                .servers()
+                .map(|h| sharebench_lab::net::netns_of(&h.name))
+                .collect()
+        })
+        .unwrap_or_default();
+    let servers = ProcessSet::of_namespaces(spaces.iter().map(String::as_str));
+    // A FUSE-mounted lab target is a local directory: no namespace to enter.
+    let netns = Some(t.client_netns).filter(|n| !n.is_empty());
+    Ok(Located {
+        url: t.url,
+        netns,
+        env: t.env,
+        servers,
+    })
+}
+
+/// Moves this process into a lab client's network namespace. Called before any thread
+/// starts, so every worker thread is born inside it.
+fn enter_netns(netns: &str) -> Result<(), String> {
+    let path = format!("/run/netns/{netns}");
+    let fd = std::fs::File::open(&path).map_err(|e| format!("cannot open {path}: {e}"))?;
+    nix::sched::setns(&fd, nix::sched::CloneFlags::CLONE_NEWNET)
+        .map_err(|e| format!("cannot enter {netns}: {e}"))
+}
+
 /// Opens every target and creates its working directory; on any failure, removes the
 /// working directories already made and reports the first problem.
 fn prepare_targets(names: &[String], run_id: &str) -> CliResult<Vec<Target>> {
+    let located: Vec<Located> = names
+        .iter()
+        .map(|n| locate(n))
+        .collect::<Result<_, _>>()
+        .map_err(CliError::usage)?;
+    let mut spaces: Vec<&str> = located.iter().filter_map(|l| l.netns.as_deref()).collect();
+    spaces.dedup();
+    match spaces.as_slice() {
+        [] => {}
+        [one] => enter_netns(one).map_err(CliError::usage)?,
+        _ => {
+            return Err(CliError::usage(
+                "lab targets of different client namespaces cannot run together",
+            ))
+        }
+    }
+    for l in &located {
+        for (k, v) in &l.env {
+            std::env::set_var(k, v);
+        }
+    }
     let mut ready: Vec<Target> = Vec::new();
-    for name in names {
-        let prepared = sharebench_backends::open_target(name).and_then(|backend| {
+    for (name, l) in names.iter().zip(located) {
+        let prepared = sharebench_backends::open_target(&l.url).and_then(|backend| {
             let workdir = Workdir::create(backend.as_ref(), run_id)
                 .map_err(|e| describe_workdir_error(name, &e))?;
             Ok(Target {
                 name: name.clone(),
                 backend,
                 workdir,
+                servers: l.servers,
             })
         });
         match prepared {

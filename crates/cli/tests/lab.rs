@@ -61,6 +61,14 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
         return;
     }
     let _ = lab(&["down"]);
+    // Whatever happens below, the lab is taken down at the end.
+    struct Down;
+    impl Drop for Down {
+        fn drop(&mut self) {
+            let _ = lab(&["down"]);
+        }
+    }
+    let _down = Down;
 
     // Up, with shaped client links.
     let o = lab(&["up", "--link", "100mbit", "--image-size", "1G"]);
@@ -72,7 +80,7 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
     let st = lab(&["status", "--json"]);
     let status: serde_json::Value = serde_json::from_slice(&st.stdout).unwrap();
     let services = status["services"].as_array().unwrap();
-    assert_eq!(services.len(), 4, "{status}");
+    assert_eq!(services.len(), 6, "{status}");
     assert!(services.iter().all(|s| s["running"] == true));
     let pids: Vec<i64> = services
         .iter()
@@ -86,7 +94,15 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
         .collect();
     assert_eq!(
         targets,
-        ["lab:smb", "lab:smb2", "lab:nfs3", "lab:nfs4", "lab:dfs-smb"]
+        [
+            "lab:smb",
+            "lab:smb2",
+            "lab:nfs3",
+            "lab:nfs4",
+            "lab:dfs-smb",
+            "lab:gluster",
+            "lab:gluster-replica"
+        ]
     );
     assert!(status["delay_emulation"]
         .as_str()
@@ -125,6 +141,43 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
         "ip netns exec sblab-pc1 nfs-cp /tmp/sblab-src 'nfs://10.10.0.3{LAB}/srv/replica1/nfs-sharing/n?version=3' && ip netns exec sblab-pc1 smbclient //10.10.0.3/nfs-sharing -A {auth} -m SMB3 -c 'get n /tmp/sblab-back2' && cmp /tmp/sblab-src /tmp/sblab-back2"
     ));
     assert!(ok, "nfs write, smb read: {out}");
+
+    // Gluster: a verified run through the FUSE mount of the replica-2 volume; both bricks
+    // hold the same bytes; the records carry the servers' CPU.
+    let out = shm_dir();
+    let out_dir = out.path().join("r");
+    let o = run(&[
+        "run",
+        "-i",
+        "write,read",
+        "--verify",
+        "--keep-files",
+        "--file-sizes",
+        "8m",
+        "--record-sizes",
+        "1m",
+        "--reps",
+        "1",
+        "--out",
+        out_dir.to_str().unwrap(),
+        "lab:gluster-replica",
+    ]);
+    assert!(o.status.success(), "gluster run: {}", stderr(&o));
+    let recs = records(&out_dir);
+    assert_eq!(recs.len(), 2);
+    for r in &recs {
+        assert_eq!(r["client"], "fuse");
+        assert!(r["server_cpu_s"].as_f64().is_some(), "no server CPU: {r}");
+    }
+    assert!(
+        recs[0]["server_cpu_s"].as_f64().unwrap() > 0.0,
+        "replicated write cost the servers nothing: {}",
+        recs[0]
+    );
+    let (ok, out) = sh(&format!(
+        "cd {LAB}/srv && f=$(find replica1/bricks/gv-replica -name f0 -not -path '*/.glusterfs/*') && test -n \"$f\" && cmp \"$f\" \"replica2/${{f#replica1/}}\""
+    ));
+    assert!(ok, "replicas differ: {out}");
 
     // Nothing of the lab listens in the host's namespace, and the host has no route into it.
     let (_, listen) = sh("ss -ltn");

@@ -10,6 +10,7 @@ use crate::op::Op;
 use crate::pattern;
 use crate::plan::{CachePolicy, Cell, Plan};
 use crate::record::{Record, Scope, Status, ThroughputSummary, SCHEMA_VERSION};
+use crate::server_cpu;
 use crate::workdir::Workdir;
 use crate::workload::iozone::{
     self, Coordination, PassError, PassOutcome, PassSpec, WorkerBuffers,
@@ -24,6 +25,9 @@ pub struct Target {
     pub name: String,
     pub backend: Arc<dyn Backend>,
     pub workdir: Workdir,
+    /// The target's server processes on this machine (the lab's), whose CPU is recorded
+    /// with each measurement; empty for other targets.
+    pub servers: server_cpu::ProcessSet,
 }
 
 /// Receives records and progress. Errors from `record` stop the run (nowhere to write).
@@ -288,7 +292,7 @@ fn measure(
     };
     let started_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
 
-    let (results, joined, parent_cpu) = std::thread::scope(|s| {
+    let (results, joined, parent_cpu, server_s) = std::thread::scope(|s| {
         let handles: Vec<_> = specs
             .iter()
             .zip(files)
@@ -301,6 +305,7 @@ fn measure(
         // Workers cannot pass the barrier before the parent reaches it, so CPU counted from
         // here covers all their work.
         let cpu0 = CpuSnapshot::now();
+        let server0 = server_cpu::cpu_seconds(&ctx.target.servers);
         barrier.wait();
         let results: Vec<Result<PassOutcome, PassError>> = handles
             .into_iter()
@@ -310,7 +315,13 @@ fn measure(
                 })
             })
             .collect();
-        (results, Instant::now(), CpuSnapshot::now().since(&cpu0))
+        let server_s = server_cpu::cpu_seconds(&ctx.target.servers) - server0;
+        (
+            results,
+            Instant::now(),
+            CpuSnapshot::now().since(&cpu0),
+            server_s.max(0.0),
+        )
     });
 
     let mut outcomes = Vec::with_capacity(workers);
@@ -328,6 +339,7 @@ fn measure(
         let o = &outcomes[0];
         let mut r = base(Scope::Single);
         fill_from_outcome(&mut r, o, &files[0]);
+        set_server_cpu(&mut r, &ctx.target.servers, server_s, o.seconds);
         records.push(r);
         return Measured::Ok(records);
     }
@@ -369,6 +381,7 @@ fn measure(
     agg.cpu_total_s = parent_cpu.total_s;
     agg.cpu_util_pct = crate::cpu::util_pct(parent_cpu.total_s, parent_seconds);
     agg.latency = latency.summary();
+    set_server_cpu(&mut agg, &ctx.target.servers, server_s, parent_seconds);
     if let Some((w, o)) = outcomes
         .iter()
         .enumerate()
@@ -380,6 +393,14 @@ fn measure(
     }
     records.push(agg);
     Measured::Ok(records)
+}
+
+/// Server CPU over the measurement, for targets whose servers run here.
+fn set_server_cpu(r: &mut Record, servers: &server_cpu::ProcessSet, server_s: f64, seconds: f64) {
+    if !servers.is_empty() {
+        r.server_cpu_s = Some(server_s);
+        r.server_cpu_util_pct = Some(crate::cpu::util_pct(server_s, seconds));
+    }
 }
 
 fn kib_per_s(bytes: u64, seconds: f64) -> f64 {
@@ -434,6 +455,8 @@ fn base_record(ctx: &Context, op: Op, scope: Scope, started_at: &str) -> Record 
         cpu_sys_s: 0.0,
         cpu_total_s: 0.0,
         cpu_util_pct: 0.0,
+        server_cpu_s: None,
+        server_cpu_util_pct: None,
         latency: Default::default(),
         throughput: None,
         stonewalled: false,

@@ -14,6 +14,7 @@ pub mod op;
 pub mod pattern;
 pub mod plan;
 pub mod record;
+pub mod server_cpu;
 pub mod size;
 pub mod workdir;
 pub mod workload;

@@ -81,6 +81,12 @@ pub struct Record {
     /// Exact CPU seconds from the CPU clock, and that over `seconds` in percent.
     pub cpu_total_s: f64,
     pub cpu_util_pct: f64,
+    /// CPU of the target's server processes during the measurement (lab servers only):
+    /// seconds, and percent of the measurement's wall time (of one core).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_cpu_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_cpu_util_pct: Option<f64>,
     #[serde(flatten)]
     pub latency: LatencySummary,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -175,7 +181,7 @@ pub fn read_jsonl(path: &Path) -> io::Result<LoadedRecords> {
 }
 
 /// The CSV columns, in order: the tidy, one-row-per-record view of the schema.
-pub const CSV_COLUMNS: [&str; 34] = [
+pub const CSV_COLUMNS: [&str; 36] = [
     "run_id",
     "target",
     "backend",
@@ -195,6 +201,8 @@ pub const CSV_COLUMNS: [&str; 34] = [
     "cpu_sys_s",
     "cpu_total_s",
     "cpu_util_pct",
+    "server_cpu_s",
+    "server_cpu_util_pct",
     "lat_count",
     "lat_mean_us",
     "lat_p50_us",
@@ -244,6 +252,8 @@ pub fn write_csv(path: &Path, records: &[Record]) -> io::Result<()> {
             r.cpu_sys_s.to_string(),
             r.cpu_total_s.to_string(),
             r.cpu_util_pct.to_string(),
+            opt(r.server_cpu_s),
+            opt(r.server_cpu_util_pct),
             l.lat_count.to_string(),
             l.lat_mean_us.to_string(),
             l.lat_p50_us.to_string(),
@@ -290,6 +300,8 @@ pub(crate) fn sample_record() -> Record {
         cpu_sys_s: 0.2,
         cpu_total_s: 0.3,
         cpu_util_pct: 60.0,
+        server_cpu_s: None,
+        server_cpu_util_pct: None,
         latency: LatencySummary::default(),
         throughput: None,
         stonewalled: false,

@@ -3,6 +3,7 @@
 //! after a crash. Not: measuring (the engine does that) or protocol clients (backends).
 
 pub mod ganesha;
+pub mod gluster;
 pub mod net;
 pub mod proc;
 pub mod samba;
@@ -43,7 +44,7 @@ impl Default for UpOptions {
 const MARKER: &str = ".sharebench-lab";
 
 /// Tools the lab needs, with the Debian package that has each.
-const TOOLS: [(&str, &str); 9] = [
+const TOOLS: [(&str, &str); 11] = [
     ("ip", "iproute2"),
     ("tc", "iproute2"),
     ("nsenter", "util-linux"),
@@ -53,6 +54,8 @@ const TOOLS: [(&str, &str); 9] = [
     ("smbpasswd", "samba-common-bin"),
     ("ganesha.nfsd", "nfs-ganesha nfs-ganesha-vfs"),
     ("rpcbind", "rpcbind"),
+    ("glusterd", "glusterfs-server"),
+    ("glusterfs", "glusterfs-client"),
 ];
 
 fn check_prerequisites(fs: &str) -> Result<()> {
@@ -145,7 +148,7 @@ fn build(state: &mut LabState, opts: &UpOptions, shaping: Option<(String, u64)>)
         let needs_data = h
             .services
             .iter()
-            .any(|s| matches!(s, Service::Samba | Service::Ganesha));
+            .any(|s| matches!(s, Service::Samba | Service::Ganesha | Service::Gluster));
         let data = if needs_data {
             Some(storage::create(state, &h.name, &opts.fs, &opts.image_size)?)
         } else {
@@ -156,8 +159,15 @@ fn build(state: &mut LabState, opts: &UpOptions, shaping: Option<(String, u64)>)
                 (Service::Samba, Some(d)) => samba::start_replica(state, h, d, &password)?,
                 (Service::Ganesha, Some(d)) => ganesha::start(state, h, d)?,
                 (Service::DfsRoot, _) => samba::start_dfs_root(state, h, &replicas, &password)?,
+                (Service::Gluster, Some(_)) => gluster::start_daemon(state, h)?,
                 _ => {}
             }
+        }
+    }
+    let gluster_hosts = topo.gluster_hosts();
+    if let (Some(first), Some(client)) = (gluster_hosts.first(), topo.clients().next()) {
+        for volume in gluster::create_volumes(state, &gluster_hosts)? {
+            gluster::mount(state, client, first, volume)?;
         }
     }
     Ok(())
@@ -220,6 +230,14 @@ pub fn down() -> Result<DownReport> {
         .as_ref()
         .map(|s| s.resources.clone())
         .unwrap_or_default();
+    // 0. Client mounts first, while their FUSE processes still answer.
+    for r in resources.iter().rev() {
+        if let Resource::Mount { path } = r {
+            if path.starts_with(LabState::dir().join("mnt")) && storage::is_mounted(path) {
+                storage::unmount(path);
+            }
+        }
+    }
     // 1. Servers, newest first, by their recorded process groups.
     for r in resources.iter().rev() {
         if let Resource::Process {
@@ -364,6 +382,26 @@ pub fn targets(state: &LabState) -> Vec<LabTarget> {
             format!("smb://{}@{}/dfs/smb-sharing/", state.smb_user, d.address),
             &d.name,
         );
+    }
+    if let Some(g) = t.gluster_hosts().first() {
+        for (name, volume) in [
+            ("gluster", gluster::SINGLE),
+            ("gluster-replica", gluster::REPLICA),
+        ] {
+            let mnt = gluster::mount_point(volume);
+            if state
+                .resources
+                .contains(&Resource::Mount { path: mnt.clone() })
+            {
+                out.push(LabTarget {
+                    name: format!("lab:{name}"),
+                    url: mnt.display().to_string(),
+                    client_netns: String::new(),
+                    env: Vec::new(),
+                    server: g.name.clone(),
+                });
+            }
+        }
     }
     out
 }

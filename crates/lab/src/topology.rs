@@ -16,6 +16,9 @@ pub enum Service {
     DfsRoot,
     /// NFS-Ganesha exporting `nfs-sharing` (NFSv3 and NFSv4.1), restricted to the subnet.
     Ganesha,
+    /// glusterd with a brick of `gv-single` (first Gluster host) and of `gv-replica`
+    /// (replica 2 across the first two Gluster hosts).
+    Gluster,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -64,13 +67,13 @@ services = ["dfs-root"]
 name = "replica1"
 role = "server"
 address = "10.10.0.3"
-services = ["samba", "ganesha"]
+services = ["samba", "ganesha", "gluster"]
 
 [[host]]
 name = "replica2"
 role = "server"
 address = "10.10.0.4"
-services = ["samba"]
+services = ["samba", "gluster"]
 
 [[host]]
 name = "pc1"
@@ -158,6 +161,15 @@ impl Topology {
     /// The first host offering `service`.
     pub fn host_with(&self, service: Service) -> Option<&Host> {
         self.hosts.iter().find(|h| h.services.contains(&service))
+    }
+
+    /// Hosts running glusterd, in topology order.
+    pub fn gluster_hosts(&self) -> Vec<Host> {
+        self.hosts
+            .iter()
+            .filter(|h| h.services.contains(&Service::Gluster))
+            .cloned()
+            .collect()
     }
 
     /// Hosts serving the replicated shares (Samba), the DFS links' targets.

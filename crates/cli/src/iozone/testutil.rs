@@ -33,6 +33,8 @@ pub fn record(
         cpu_sys_s: seconds / 4.0,
         cpu_total_s: seconds / 2.0,
         cpu_util_pct: 50.0,
+        server_cpu_s: None,
+        server_cpu_util_pct: None,
         latency: Default::default(),
         throughput: None,
         stonewalled: false,

@@ -1,0 +1,124 @@
+//! CPU used by a target's server processes during a measurement, read from /proc. The
+//! servers are named by network namespace (every process inside the lab's server hosts:
+//! smbd and its per-client children, Ganesha, rpcbind, glusterd and its brick daemons) or
+//! by process group. Per process it counts user, system and reaped-children time, so a
+//! child born and gone within the interval still counts (through its parent). Resolution
+//! is the kernel's clock tick (10 ms at CLK_TCK = 100). Only for servers on this machine.
+
+use serde::{Deserialize, Serialize};
+use std::os::unix::fs::MetadataExt;
+
+/// Which processes are a target's servers.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProcessSet {
+    /// Inodes of network namespaces (as `/proc/PID/ns/net` shows them).
+    pub net_namespaces: Vec<u64>,
+    /// Process group ids.
+    pub groups: Vec<i32>,
+}
+
+impl ProcessSet {
+    pub fn is_empty(&self) -> bool {
+        self.net_namespaces.is_empty() && self.groups.is_empty()
+    }
+
+    /// The set of every process in the named network namespaces (`/run/netns/NAME`).
+    pub fn of_namespaces<'a>(names: impl IntoIterator<Item = &'a str>) -> ProcessSet {
+        let net_namespaces = names
+            .into_iter()
+            .filter_map(|n| {
+                std::fs::metadata(format!("/run/netns/{n}"))
+                    .ok()
+                    .map(|m| m.ino())
+            })
+            .collect();
+        ProcessSet {
+            net_namespaces,
+            groups: Vec::new(),
+        }
+    }
+}
+
+/// Clock ticks per second (CLK_TCK); 100 on every Linux this runs on.
+fn ticks_per_second() -> f64 {
+    nix::unistd::sysconf(nix::unistd::SysconfVar::CLK_TCK)
+        .ok()
+        .flatten()
+        .map(|t| t as f64)
+        .unwrap_or(100.0)
+}
+
+/// (process group, utime + stime + cutime + cstime in ticks) of one process.
+fn sample_one(pid: &str) -> Option<(i32, u64)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest: Vec<&str> = stat[stat.rfind(')')? + 2..].split(' ').collect();
+    // After the command name: state(0) ppid(1) pgrp(2) ... utime(11) stime(12) cutime(13) cstime(14).
+    let pgrp = rest.get(2)?.parse().ok()?;
+    let ticks = (11..=14)
+        .map(|i| rest.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0))
+        .sum();
+    Some((pgrp, ticks))
+}
+
+fn net_namespace(pid: &str) -> Option<u64> {
+    std::fs::read_link(format!("/proc/{pid}/ns/net"))
+        .ok()?
+        .to_str()?
+        .strip_prefix("net:[")?
+        .strip_suffix(']')?
+        .parse()
+        .ok()
+}
+
+/// Total CPU seconds so far of every process in `set`.
+pub fn cpu_seconds(set: &ProcessSet) -> f64 {
+    if set.is_empty() {
+        return 0.0;
+    }
+    let ticks: u64 = std::fs::read_dir("/proc")
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .filter_map(|e| {
+                    let name = e.file_name().to_str()?.to_string();
+                    if !name.bytes().all(|b| b.is_ascii_digit()) {
+                        return None;
+                    }
+                    let (pgrp, ticks) = sample_one(&name)?;
+                    let member = set.groups.contains(&pgrp)
+                        || (!set.net_namespaces.is_empty()
+                            && net_namespace(&name)
+                                .is_some_and(|ns| set.net_namespaces.contains(&ns)));
+                    member.then_some(ticks)
+                })
+                .sum()
+        })
+        .unwrap_or(0);
+    ticks as f64 / ticks_per_second()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_busy_child_group_shows_cpu() {
+        // A shell in its own process group that spins for a while.
+        use std::os::unix::process::CommandExt;
+        let mut child = std::process::Command::new("sh")
+            .args(["-c", "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done"])
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let set = ProcessSet {
+            groups: vec![child.id() as i32],
+            net_namespaces: Vec::new(),
+        };
+        let before = cpu_seconds(&set);
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let during = cpu_seconds(&set);
+        child.kill().ok();
+        child.wait().ok();
+        assert!(during > before, "before {before}, during {during}");
+        assert_eq!(cpu_seconds(&ProcessSet::default()), 0.0);
+    }
+}

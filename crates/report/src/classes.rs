@@ -1,0 +1,195 @@
+//! The size classes of the seed study (small 4-512 KiB, medium 1-16 MiB, large
+//! 32-512 MiB, very large >= 1 GiB) and, per operation and class, each label's median,
+//! peak, stability (CV) and CPU, the winner, its margin over the runner-up and whether
+//! that margin is significant. Not: per-cell comparisons (see `compare`).
+
+use crate::analysis::{CellKey, CellStats, OpData};
+use crate::compare::{self, Overall};
+use crate::stats;
+use std::collections::BTreeMap;
+
+const MIB: u64 = 1 << 20;
+const GIB: u64 = 1 << 30;
+
+/// A file-size class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SizeClass {
+    Small,
+    Medium,
+    Large,
+    VeryLarge,
+}
+
+impl SizeClass {
+    pub const ALL: [SizeClass; 4] = [
+        SizeClass::Small,
+        SizeClass::Medium,
+        SizeClass::Large,
+        SizeClass::VeryLarge,
+    ];
+
+    /// The class of a file size; sizes between the seed's bounds go to the class below.
+    pub fn of(file_size: u64) -> SizeClass {
+        if file_size < MIB {
+            SizeClass::Small
+        } else if file_size < 32 * MIB {
+            SizeClass::Medium
+        } else if file_size < GIB {
+            SizeClass::Large
+        } else {
+            SizeClass::VeryLarge
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SizeClass::Small => "small",
+            SizeClass::Medium => "medium",
+            SizeClass::Large => "large",
+            SizeClass::VeryLarge => "very large",
+        }
+    }
+
+    pub fn range(self) -> &'static str {
+        match self {
+            SizeClass::Small => "4-512 KiB",
+            SizeClass::Medium => "1-16 MiB",
+            SizeClass::Large => "32-512 MiB",
+            SizeClass::VeryLarge => ">= 1 GiB",
+        }
+    }
+}
+
+/// One label in one class of one operation.
+#[derive(Debug, Clone)]
+pub struct ClassStat {
+    pub label: String,
+    pub cells: usize,
+    /// Median over the class's cells of the cell medians (KiB/s).
+    pub median: f64,
+    /// The best cell median and its cell.
+    pub peak: f64,
+    pub peak_cell: CellKey,
+    /// Median over the cells of the per-cell CV across repetitions (run-to-run stability).
+    pub cv: Option<f64>,
+    pub cpu_pct: Option<f64>,
+    /// Median server CPU utilisation, where recorded (lab servers).
+    pub server_cpu_pct: Option<f64>,
+    pub mib_per_cpu_s: Option<f64>,
+}
+
+/// One operation and class, every label, and who wins.
+#[derive(Debug, Clone)]
+pub struct ClassRow {
+    pub op: String,
+    pub class: SizeClass,
+    pub stats: Vec<ClassStat>,
+    pub winner: Option<String>,
+    pub runner_up: Option<String>,
+    /// Winner over runner-up, on the cells both have.
+    pub versus: Option<Overall>,
+}
+
+impl ClassRow {
+    pub fn stat(&self, label: &str) -> Option<&ClassStat> {
+        self.stats.iter().find(|s| s.label == label)
+    }
+
+    /// Margin of the winner in percent (geometric mean of per-cell ratios - 1).
+    pub fn margin_pct(&self) -> Option<f64> {
+        self.versus.as_ref().map(|v| (v.geo_ratio - 1.0) * 100.0)
+    }
+
+    pub fn significant(&self) -> bool {
+        self.versus.as_ref().is_some_and(Overall::significant)
+    }
+}
+
+fn class_stat(label: &str, cells: &[(&CellKey, &CellStats)]) -> Option<ClassStat> {
+    if cells.is_empty() {
+        return None;
+    }
+    let medians: Vec<f64> = cells.iter().map(|(_, c)| c.median).collect();
+    let (peak_cell, peak) = cells
+        .iter()
+        .map(|(k, c)| (**k, c.median))
+        .max_by(|a, b| a.1.total_cmp(&b.1))?;
+    let cvs: Vec<f64> = cells.iter().filter_map(|(_, c)| c.cv).collect();
+    let cpu: Vec<f64> = cells.iter().filter_map(|(_, c)| c.cpu_pct).collect();
+    let per_cpu: Vec<f64> = cells.iter().filter_map(|(_, c)| c.mib_per_cpu_s).collect();
+    let server: Vec<f64> = cells.iter().filter_map(|(_, c)| c.server_cpu_pct).collect();
+    Some(ClassStat {
+        label: label.to_string(),
+        cells: cells.len(),
+        median: stats::median(&medians),
+        peak,
+        peak_cell,
+        cv: (!cvs.is_empty()).then(|| stats::median(&cvs)),
+        cpu_pct: (!cpu.is_empty()).then(|| stats::median(&cpu)),
+        server_cpu_pct: (!server.is_empty()).then(|| stats::median(&server)),
+        mib_per_cpu_s: (!per_cpu.is_empty()).then(|| stats::median(&per_cpu)),
+    })
+}
+
+pub fn class_rows(ops: &[OpData], labels: &[String]) -> Vec<ClassRow> {
+    let mut out = Vec::new();
+    for op in ops {
+        for class in SizeClass::ALL {
+            let mut per_label: BTreeMap<&str, Vec<(&CellKey, &CellStats)>> = BTreeMap::new();
+            for (label, cells) in &op.cells {
+                per_label.insert(
+                    label,
+                    cells
+                        .iter()
+                        .filter(|(k, _)| SizeClass::of(k.0) == class)
+                        .collect(),
+                );
+            }
+            let stats: Vec<ClassStat> = labels
+                .iter()
+                .filter_map(|l| per_label.get(l.as_str()).and_then(|c| class_stat(l, c)))
+                .collect();
+            if stats.is_empty() {
+                continue;
+            }
+            let mut ranked: Vec<&ClassStat> = stats.iter().collect();
+            ranked.sort_by(|a, b| b.median.total_cmp(&a.median));
+            let (winner, runner_up, versus) = if ranked.len() >= 2 {
+                let (w, r) = (&ranked[0].label, &ranked[1].label);
+                let in_class = |l: &str| -> BTreeMap<CellKey, CellStats> {
+                    op.cells
+                        .get(l)
+                        .map(|c| {
+                            c.iter()
+                                .filter(|(k, _)| SizeClass::of(k.0) == class)
+                                .map(|(k, v)| (*k, v.clone()))
+                                .collect()
+                        })
+                        .unwrap_or_default()
+                };
+                let mut o =
+                    compare::overall(compare::compare_cells(&in_class(w), &in_class(r)).values());
+                let (mut w, mut r) = (w, r);
+                // The winner is the faster by the paired per-cell ratios, which the test is about.
+                if o.geo_ratio < 1.0 {
+                    std::mem::swap(&mut w, &mut r);
+                    o = compare::overall(
+                        compare::compare_cells(&in_class(w), &in_class(r)).values(),
+                    );
+                }
+                (Some(w.clone()), Some(r.clone()), Some(o))
+            } else {
+                (None, None, None)
+            };
+            out.push(ClassRow {
+                op: op.op.clone(),
+                class,
+                stats,
+                winner,
+                runner_up,
+                versus,
+            });
+        }
+    }
+    out
+}

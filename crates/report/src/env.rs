@@ -1,0 +1,155 @@
+//! The environment table: per label, what the manifests and records say about where and
+//! how it ran (host, kernel, CPU, memory, backend, client, file system, mount options,
+//! cache policy, O_DIRECT, O_SYNC, mmap, close/fsync timing, threads, tool), with the rows
+//! whose values differ between labels marked, so a reader can tell why two numbers differ.
+//! Not: a judgement of which difference matters.
+
+use crate::analysis::Source;
+use crate::format;
+use sharebench_core::record::Record;
+
+/// Rows of (what, value per label, differs).
+#[derive(Debug, Clone, Default)]
+pub struct EnvTable {
+    pub labels: Vec<String>,
+    pub rows: Vec<EnvRow>,
+}
+
+#[derive(Debug, Clone)]
+pub struct EnvRow {
+    pub name: String,
+    pub values: Vec<String>,
+    pub differs: bool,
+}
+
+fn distinct<T: ToString>(it: impl Iterator<Item = T>) -> String {
+    let mut v: Vec<String> = it.map(|x| x.to_string()).collect();
+    v.sort();
+    v.dedup();
+    if v.is_empty() {
+        "–".into()
+    } else {
+        v.join(", ")
+    }
+}
+
+pub fn table(sources: &[Source], records: &[Record]) -> EnvTable {
+    let labels: Vec<String> = sources.iter().map(|s| s.label.clone()).collect();
+    type Getter = Box<dyn Fn(&Source, &[&Record]) -> String>;
+    let m = |f: fn(&sharebench_core::manifest::Manifest, &str) -> String| -> Getter {
+        Box::new(move |s: &Source, _: &[&Record]| {
+            s.manifest
+                .as_ref()
+                .map(|m| f(m, &s.target))
+                .unwrap_or_else(|| "–".into())
+        })
+    };
+    let rows: Vec<(&str, Getter)> = vec![
+        (
+            "source",
+            Box::new(|s: &Source, _: &[&Record]| {
+                format!("{} ({})", s.path.display(), s.kind.name())
+            }),
+        ),
+        ("tool", m(|m, _| format!("{} {}", m.tool, m.tool_version))),
+        ("host", m(|m, _| m.host.hostname.clone())),
+        ("kernel", m(|m, _| m.host.kernel.clone())),
+        (
+            "CPU",
+            m(|m, _| format!("{} × {}", m.host.cpus, m.host.cpu_model)),
+        ),
+        ("memory", m(|m, _| format::size(m.host.memory_bytes))),
+        (
+            "backend / client",
+            Box::new(|_: &Source, r: &[&Record]| {
+                distinct(r.iter().map(|r| format!("{} / {}", r.backend, r.client)))
+            }),
+        ),
+        (
+            "file system",
+            m(|m, t| {
+                m.targets
+                    .iter()
+                    .find(|x| x.name == t)
+                    .and_then(|x| x.fs_type.clone())
+                    .unwrap_or_else(|| "–".into())
+            }),
+        ),
+        (
+            "mount point",
+            m(|m, t| {
+                m.targets
+                    .iter()
+                    .find(|x| x.name == t)
+                    .and_then(|x| x.mount_point.clone())
+                    .unwrap_or_else(|| "–".into())
+            }),
+        ),
+        (
+            "mount options",
+            m(|m, t| {
+                m.targets
+                    .iter()
+                    .find(|x| x.name == t)
+                    .and_then(|x| x.mount_options.clone())
+                    .unwrap_or_else(|| "–".into())
+            }),
+        ),
+        (
+            "cache policy",
+            Box::new(|_: &Source, r: &[&Record]| distinct(r.iter().map(|r| r.cache.clone()))),
+        ),
+        (
+            "O_DIRECT",
+            Box::new(|_: &Source, r: &[&Record]| distinct(r.iter().map(|r| r.direct))),
+        ),
+        (
+            "O_SYNC",
+            Box::new(|_: &Source, r: &[&Record]| distinct(r.iter().map(|r| r.sync))),
+        ),
+        (
+            "mmap",
+            Box::new(|_: &Source, r: &[&Record]| distinct(r.iter().map(|r| r.mmap))),
+        ),
+        (
+            "close in timing",
+            Box::new(|_: &Source, r: &[&Record]| distinct(r.iter().map(|r| r.include_close))),
+        ),
+        (
+            "fsync in timing",
+            Box::new(|_: &Source, r: &[&Record]| distinct(r.iter().map(|r| r.include_fsync))),
+        ),
+        (
+            "threads",
+            Box::new(|_: &Source, r: &[&Record]| distinct(r.iter().map(|r| r.threads))),
+        ),
+        ("repetitions", m(|m, _| m.plan.reps.to_string())),
+        ("command line", m(|m, _| m.command_line.join(" "))),
+        (
+            "run",
+            m(|m, _| format!("{} ({}), {}", m.run_id, m.outcome, m.started_at)),
+        ),
+    ];
+    let per_source: Vec<Vec<&Record>> = sources
+        .iter()
+        .map(|s| records.iter().filter(|r| r.target == s.label).collect())
+        .collect();
+    let mut out = EnvTable {
+        labels,
+        rows: Vec::new(),
+    };
+    for (name, get) in rows {
+        let values: Vec<String> = sources
+            .iter()
+            .zip(&per_source)
+            .map(|(s, r)| get(s, r))
+            .collect();
+        let differs = name != "source" && values.windows(2).any(|w| w[0] != w[1]);
+        out.rows.push(EnvRow {
+            name: name.to_string(),
+            values,
+            differs,
+        });
+    }
+    out
+}

@@ -1,0 +1,95 @@
+//! Numbers as people read them: throughputs in KB/s, MB/s or GB/s (binary, as IOzone's
+//! KB), sizes as 4 KiB / 16 MiB, percentages and p-values. Not: parsing.
+
+/// A throughput given in KiB/s, scaled to a readable unit ("4.80 GB/s").
+pub fn rate(kib_s: f64) -> String {
+    if !kib_s.is_finite() {
+        return "–".into();
+    }
+    let (v, unit) = if kib_s >= 1024.0 * 1024.0 {
+        (kib_s / 1024.0 / 1024.0, "GB/s")
+    } else if kib_s >= 1024.0 {
+        (kib_s / 1024.0, "MB/s")
+    } else {
+        (kib_s, "KB/s")
+    };
+    format!("{} {unit}", sig3(v))
+}
+
+/// Three significant digits, no exponent.
+pub fn sig3(v: f64) -> String {
+    let a = v.abs();
+    if a >= 100.0 {
+        format!("{v:.0}")
+    } else if a >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+/// A size in bytes as "64 KiB", "16 MiB", "2 GiB".
+pub fn size(bytes: u64) -> String {
+    const UNITS: [(u64, &str); 4] = [
+        (1 << 40, "TiB"),
+        (1 << 30, "GiB"),
+        (1 << 20, "MiB"),
+        (1 << 10, "KiB"),
+    ];
+    for (m, u) in UNITS {
+        if bytes >= m && bytes.is_multiple_of(m) {
+            return format!("{} {u}", bytes / m);
+        }
+    }
+    for (m, u) in UNITS {
+        if bytes >= m {
+            return format!("{:.1} {u}", bytes as f64 / m as f64);
+        }
+    }
+    format!("{bytes} B")
+}
+
+/// A compact size for axes: "64k", "16m", "2g".
+pub fn short_size(bytes: u64) -> String {
+    sharebench_core::size::format_size(bytes)
+}
+
+pub fn pct(v: f64) -> String {
+    format!("{v:.0}%")
+}
+
+/// A signed percentage change from a ratio: 1.25 -> "+25%".
+pub fn change(ratio: f64) -> String {
+    if !ratio.is_finite() {
+        return "–".into();
+    }
+    let d = (ratio - 1.0) * 100.0;
+    if d.abs() < 10.0 {
+        format!("{d:+.1}%")
+    } else {
+        format!("{d:+.0}%")
+    }
+}
+
+pub fn p(p: Option<f64>) -> String {
+    match p {
+        None => "n/a".into(),
+        Some(p) if p < 0.001 => "p<0.001".into(),
+        Some(p) => format!("p={p:.3}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn readable() {
+        assert_eq!(rate(4.8 * 1024.0 * 1024.0), "4.80 GB/s");
+        assert_eq!(rate(512.0), "512 KB/s");
+        assert_eq!(size(16 << 20), "16 MiB");
+        assert_eq!(change(1.25), "+25%");
+        assert_eq!(change(0.97), "-3.0%");
+        assert_eq!(p(Some(0.0001)), "p<0.001");
+    }
+}

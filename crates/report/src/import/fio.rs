@@ -1,0 +1,180 @@
+//! fio's JSON output (`--output-format=json`) as records: one per job and direction, with
+//! throughput from `bw_bytes`, time from `io_bytes / bw_bytes`, CPU from `usr_cpu` +
+//! `sys_cpu`, latency percentiles from `clat_ns`. Jobs sharing a name (numjobs without
+//! group reporting) become one throughput-mode aggregate. Not: fio's text or terse output.
+
+use super::{record, Imported};
+use serde_json::Value;
+use sharebench_core::latency::LatencySummary;
+use sharebench_core::record::{Record, Scope, ThroughputSummary};
+use sharebench_core::size::{parse_size, BareUnit};
+use std::collections::BTreeMap;
+
+/// The JSON part of fio's output (fio may print notes before it), if it is fio's.
+pub fn json_part(text: &str) -> Option<&str> {
+    let start = text
+        .match_indices('{')
+        .map(|(i, _)| i)
+        .find(|&i| i == 0 || text[..i].ends_with('\n'))?;
+    let json = &text[start..];
+    (json.contains("\"fio version\"") || json.contains("\"jobs\"")).then_some(json)
+}
+
+fn opt<'a>(job: &'a Value, global: &'a Value, key: &str) -> Option<&'a str> {
+    job.get("job options")
+        .and_then(|o| o.get(key))
+        .or_else(|| global.get(key))
+        .and_then(Value::as_str)
+}
+
+fn op_of(rw: &str) -> (&'static str, bool, bool) {
+    // (op, counts reads, counts writes)
+    match rw {
+        "read" => ("read", true, false),
+        "write" => ("write", false, true),
+        "randread" => ("random-read", true, false),
+        "randwrite" => ("random-write", false, true),
+        "randrw" => ("random-mix", true, true),
+        "rw" | "readwrite" => ("read-write-mix", true, true),
+        "trim" | "randtrim" | "trimwrite" => ("trim", false, true),
+        _ => ("read", true, false),
+    }
+}
+
+fn f(v: Option<&Value>) -> f64 {
+    v.and_then(Value::as_f64).unwrap_or(0.0)
+}
+
+fn latency(side: &Value) -> LatencySummary {
+    let clat = side.get("clat_ns").unwrap_or(&Value::Null);
+    let pct = clat.get("percentile").unwrap_or(&Value::Null);
+    let p = |k: &str| f(pct.get(k)) / 1000.0;
+    LatencySummary {
+        lat_count: clat.get("N").and_then(Value::as_u64).unwrap_or(0),
+        lat_mean_us: f(clat.get("mean")) / 1000.0,
+        lat_p50_us: p("50.000000"),
+        lat_p90_us: p("90.000000"),
+        lat_p99_us: p("99.000000"),
+        lat_p999_us: p("99.900000"),
+        lat_max_us: f(clat.get("max")) / 1000.0,
+    }
+}
+
+/// Parses fio JSON; `source` names it in the records' `run_id`.
+pub fn parse(text: &str, source: &str) -> Result<Imported, String> {
+    let json = json_part(text).ok_or("not fio JSON output (no \"jobs\")")?;
+    let root: Value =
+        serde_json::from_str(json).map_err(|e| format!("fio JSON cannot be read: {e}"))?;
+    let jobs = root
+        .get("jobs")
+        .and_then(Value::as_array)
+        .ok_or("fio JSON has no \"jobs\" list")?;
+    let global = root.get("global options").cloned().unwrap_or(Value::Null);
+    let mut out = Imported::default();
+    // jobname -> workers' records, to fold numjobs into aggregates.
+    let mut by_name: BTreeMap<String, Vec<Record>> = BTreeMap::new();
+    for job in jobs {
+        let name = job
+            .get("jobname")
+            .and_then(Value::as_str)
+            .unwrap_or("job")
+            .to_string();
+        let rw = opt(job, &global, "rw")
+            .or_else(|| opt(job, &global, "readwrite"))
+            .unwrap_or("read");
+        let (op, reads, writes) = op_of(rw);
+        let (r, w) = (
+            job.get("read").unwrap_or(&Value::Null),
+            job.get("write").unwrap_or(&Value::Null),
+        );
+        let io_bytes = (if reads { f(r.get("io_bytes")) } else { 0.0 })
+            + (if writes { f(w.get("io_bytes")) } else { 0.0 });
+        let bw = (if reads { f(r.get("bw_bytes")) } else { 0.0 })
+            + (if writes { f(w.get("bw_bytes")) } else { 0.0 });
+        if io_bytes <= 0.0 || bw <= 0.0 {
+            out.notes
+                .push(format!("{source}: job '{name}' moved no data; skipped"));
+            continue;
+        }
+        let total_ios = f(r.get("total_ios")) + f(w.get("total_ios"));
+        let bs = opt(job, &global, "bs")
+            .or_else(|| opt(job, &global, "blocksize"))
+            .and_then(|b| {
+                parse_size(
+                    b.split(['-', ',', ':']).next().unwrap_or(b),
+                    BareUnit::Bytes,
+                )
+                .ok()
+            })
+            .unwrap_or(if total_ios > 0.0 {
+                (io_bytes / total_ios) as u64
+            } else {
+                4096
+            });
+        let size = opt(job, &global, "size")
+            .and_then(|s| parse_size(s, BareUnit::Bytes).ok())
+            .unwrap_or(io_bytes as u64);
+        let mut rec = record("fio", source, op, size, bs, bw / 1024.0);
+        rec.bytes = io_bytes as u64;
+        rec.seconds = io_bytes / bw;
+        let cpu_pct = f(job.get("usr_cpu")) + f(job.get("sys_cpu"));
+        rec.cpu_util_pct = cpu_pct;
+        rec.cpu_total_s = cpu_pct / 100.0 * rec.seconds;
+        rec.latency = latency(if reads { r } else { w });
+        rec.direct = opt(job, &global, "direct") == Some("1");
+        rec.sync = opt(job, &global, "sync") == Some("1");
+        rec.include_fsync = opt(job, &global, "end_fsync") == Some("1");
+        rec.client = opt(job, &global, "ioengine").unwrap_or("fio").to_string();
+        let numjobs: u32 = opt(job, &global, "numjobs")
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(1);
+        let grouped = opt(job, &global, "group_reporting").is_some_and(|g| g != "0");
+        if grouped && numjobs > 1 {
+            rec.threads = numjobs;
+            rec.scope = Scope::Aggregate;
+            rec.throughput = Some(ThroughputSummary {
+                children_see_kib_s: rec.throughput_kib_s,
+                parent_sees_kib_s: rec.throughput_kib_s,
+                ..Default::default()
+            });
+            out.records.push(rec);
+        } else {
+            by_name.entry(name).or_default().push(rec);
+        }
+    }
+    for (_, workers) in by_name {
+        if workers.len() == 1 {
+            out.records.extend(workers);
+            continue;
+        }
+        let rates: Vec<f64> = workers.iter().map(|w| w.throughput_kib_s).collect();
+        let sum: f64 = rates.iter().sum();
+        let bytes: u64 = workers.iter().map(|w| w.bytes).sum();
+        let secs = workers.iter().map(|w| w.seconds).fold(0.0, f64::max);
+        let mut agg = workers[0].clone();
+        agg.threads = workers.len() as u32;
+        agg.scope = Scope::Aggregate;
+        agg.bytes = bytes;
+        agg.seconds = secs;
+        agg.throughput_kib_s = sum;
+        agg.cpu_util_pct = workers.iter().map(|w| w.cpu_util_pct).sum();
+        agg.throughput = Some(ThroughputSummary {
+            children_see_kib_s: sum,
+            parent_sees_kib_s: if secs > 0.0 {
+                bytes as f64 / 1024.0 / secs
+            } else {
+                0.0
+            },
+            min_worker_kib_s: rates.iter().copied().fold(f64::INFINITY, f64::min),
+            max_worker_kib_s: rates.iter().copied().fold(0.0, f64::max),
+            avg_worker_kib_s: sum / rates.len() as f64,
+            min_xfer_bytes: workers.iter().map(|w| w.bytes).min().unwrap_or(0),
+        });
+        out.records.push(agg);
+    }
+    super::iozone_text::number_repetitions(&mut out.records);
+    if out.records.is_empty() {
+        return Err("fio JSON holds no job that moved data".into());
+    }
+    Ok(out)
+}

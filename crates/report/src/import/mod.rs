@@ -1,0 +1,164 @@
+//! Importers: other tools' outputs turned into ordinary records, so the analysis never
+//! needs to know where a number came from. Each importer is a pure function of the bytes
+//! (no panics on any input: see the proptests) and returns records or one line saying why
+//! not. Not: label assignment or file reading (see `load`).
+
+pub mod biff;
+pub mod fio;
+pub mod iozone_text;
+pub mod workbook;
+
+use sharebench_core::latency::LatencySummary;
+use sharebench_core::record::{Record, Scope, Status, SCHEMA_VERSION};
+
+/// What an importer found: records, and notes about what it skipped.
+#[derive(Debug, Default, Clone)]
+pub struct Imported {
+    pub records: Vec<Record>,
+    pub notes: Vec<String>,
+}
+
+/// A record for one imported figure: one repetition of one cell, single worker, with the
+/// time implied by the throughput (IOzone prints no times) and unknown CPU (zeros).
+pub fn record(
+    tool: &str,
+    source: &str,
+    op: &str,
+    file_size: u64,
+    record_size: u64,
+    kib_s: f64,
+) -> Record {
+    let seconds = if kib_s > 0.0 {
+        file_size as f64 / 1024.0 / kib_s
+    } else {
+        0.0
+    };
+    Record {
+        schema: SCHEMA_VERSION,
+        run_id: source.to_string(),
+        target: String::new(),
+        backend: tool.to_string(),
+        client: "unknown".into(),
+        workload: tool.to_string(),
+        op: op.to_string(),
+        file_size,
+        record_size,
+        threads: 1,
+        scope: Scope::Single,
+        worker: None,
+        rep: 0,
+        bytes: file_size,
+        seconds,
+        throughput_kib_s: kib_s,
+        cpu_user_s: 0.0,
+        cpu_sys_s: 0.0,
+        cpu_total_s: 0.0,
+        cpu_util_pct: 0.0,
+        server_cpu_s: None,
+        server_cpu_util_pct: None,
+        latency: LatencySummary::default(),
+        throughput: None,
+        stonewalled: false,
+        include_close: false,
+        include_fsync: false,
+        direct: false,
+        sync: false,
+        mmap: false,
+        cache: "unknown".into(),
+        cache_purge: None,
+        verify: false,
+        status: Status::Ok,
+        error: None,
+        mismatch_file: None,
+        mismatch_offset: None,
+        started_at: String::new(),
+    }
+}
+
+/// What IOzone's figures are in: KiB/s by default, `-O` operations per second, `-N`
+/// microseconds per operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    KibPerSec,
+    OpsPerSec,
+    MicrosPerOp,
+}
+
+/// Converts figures to KiB/s using each record's record size, and fixes the implied time.
+pub fn convert_units(records: &mut [Record], unit: Unit) {
+    for r in records.iter_mut() {
+        let rec_kib = r.record_size as f64 / 1024.0;
+        let v = r.throughput_kib_s;
+        let kib_s = match unit {
+            Unit::KibPerSec => v,
+            Unit::OpsPerSec => v * rec_kib,
+            Unit::MicrosPerOp if v > 0.0 => rec_kib / (v / 1e6),
+            Unit::MicrosPerOp => 0.0,
+        };
+        r.throughput_kib_s = kib_s;
+        if kib_s > 0.0 {
+            r.seconds = r.bytes as f64 / 1024.0 / kib_s;
+        }
+        if let Some(t) = r.throughput.as_mut() {
+            t.children_see_kib_s = kib_s;
+        }
+    }
+}
+
+/// IOzone's report titles (text `-R` and `-b` labels, any case, without " report") and
+/// throughput-report row names, to sharebench operation names.
+pub fn iozone_report_op(title: &str) -> Option<&'static str> {
+    let t = title.trim().to_ascii_lowercase();
+    let t = t.strip_suffix("report").unwrap_or(&t).trim();
+    Some(match t {
+        "writer" | "initial write" => "write",
+        "re-writer" | "rewrite" => "rewrite",
+        "reader" | "read" => "read",
+        "re-reader" | "re-read" => "reread",
+        "random read" => "random-read",
+        "random write" => "random-write",
+        "backward read" | "reverse read" => "backward-read",
+        "record rewrite" => "record-rewrite",
+        "stride read" => "stride-read",
+        "fwrite" => "fwrite",
+        "re-fwrite" => "frewrite",
+        "fread" => "fread",
+        "re-fread" => "freread",
+        "mixed workload" => "random-mix",
+        "pwrite" => "pwrite",
+        "re-pwrite" => "re-pwrite",
+        "pread" => "pread",
+        "re-pread" => "re-pread",
+        "pwritev" => "pwritev",
+        "re-pwritev" => "re-pwritev",
+        "preadv" => "preadv",
+        "re-preadv" => "re-preadv",
+        _ => return None,
+    })
+}
+
+/// A CPU report title ("Writer CPU utilization report (Zero values should be ignored)")
+/// to its operation.
+pub fn iozone_cpu_report_op(title: &str) -> Option<&'static str> {
+    let lower = title.trim().to_ascii_lowercase();
+    let at = lower.find(" cpu utilization report")?;
+    iozone_report_op(&lower[..at])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn titles_map_to_ops() {
+        assert_eq!(iozone_report_op("Writer report"), Some("write"));
+        assert_eq!(iozone_report_op("Re-reader Report"), Some("reread"));
+        assert_eq!(iozone_report_op("  Initial write "), Some("write"));
+        assert_eq!(iozone_report_op("Re-Fread report"), Some("freread"));
+        assert_eq!(iozone_report_op("Nonsense"), None);
+        assert_eq!(
+            iozone_cpu_report_op("Writer CPU utilization report (Zero values should be ignored)"),
+            Some("write")
+        );
+    }
+}

@@ -1,0 +1,332 @@
+//! IOzone's `-b` workbook layout, read from a grid of cells whatever the file format (BIFF2
+//! from `biff`, `.xlsx`/BIFF8 from `calamine`): the auto-mode blocks ("Writer Report", a
+//! row of record sizes, rows of file size and values) and the throughput-mode rows
+//! (children-see per number of workers). Not: parsing bytes (see `biff`).
+
+use super::{iozone_cpu_report_op, iozone_report_op, record, Imported};
+use sharebench_core::record::{Record, Scope, ThroughputSummary};
+use std::collections::BTreeMap;
+
+/// One cell value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    Text(String),
+    Number(f64),
+}
+
+/// Cells by (row, column).
+#[derive(Debug, Clone, Default)]
+pub struct Grid {
+    cells: BTreeMap<(u32, u16), Value>,
+}
+
+impl Grid {
+    pub fn set(&mut self, row: u32, col: u16, v: Value) {
+        self.cells.insert((row, col), v);
+    }
+
+    pub fn get(&self, row: u32, col: u16) -> Option<&Value> {
+        self.cells.get(&(row, col))
+    }
+
+    fn text(&self, row: u32, col: u16) -> Option<&str> {
+        match self.get(row, col)? {
+            Value::Text(t) => Some(t),
+            Value::Number(_) => None,
+        }
+    }
+
+    fn number(&self, row: u32, col: u16) -> Option<f64> {
+        match self.get(row, col)? {
+            Value::Number(x) => Some(*x),
+            Value::Text(t) => t.trim().parse().ok(),
+        }
+    }
+
+    fn last_row(&self) -> u32 {
+        self.cells.keys().map(|(r, _)| *r).max().unwrap_or(0)
+    }
+
+    fn last_col(&self, row: u32) -> u16 {
+        self.cells
+            .range((row, 0)..=(row, u16::MAX))
+            .map(|((_, c), _)| *c)
+            .max()
+            .unwrap_or(0)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.cells.is_empty()
+    }
+}
+
+/// Reads the first sheet of an `.xlsx` (or BIFF5/8 `.xls`) workbook with calamine.
+pub fn read_with_calamine(bytes: &[u8]) -> Result<Grid, String> {
+    use calamine::{Data, Reader};
+    let cursor = std::io::Cursor::new(bytes.to_vec());
+    let mut wb = calamine::open_workbook_auto_from_rs(cursor)
+        .map_err(|e| format!("cannot read workbook: {e}"))?;
+    let Some(name) = wb.sheet_names().first().cloned() else {
+        return Err("workbook has no sheet".into());
+    };
+    let range = wb
+        .worksheet_range(&name)
+        .map_err(|e| format!("cannot read sheet '{name}': {e}"))?;
+    let mut grid = Grid::default();
+    let (r0, c0) = range.start().unwrap_or((0, 0));
+    for (r, row) in range.rows().enumerate() {
+        for (c, cell) in row.iter().enumerate() {
+            let (row_i, col_i) = (r0 as usize + r, c0 as usize + c);
+            let (Ok(row_u), Ok(col_u)) = (u32::try_from(row_i), u16::try_from(col_i)) else {
+                continue;
+            };
+            let v = match cell {
+                Data::Int(i) => Value::Number(*i as f64),
+                Data::Float(f) => Value::Number(*f),
+                Data::String(s) => Value::Text(s.clone()),
+                _ => continue,
+            };
+            grid.set(row_u, col_u, v);
+        }
+    }
+    Ok(grid)
+}
+
+/// The records of an IOzone `-b` sheet; an error when the sheet has none.
+pub fn parse(grid: &Grid, source: &str) -> Result<Imported, String> {
+    let mut out = Imported::default();
+    let command = grid.text(0, 0).unwrap_or("").to_string();
+    let throughput = (0..=grid.last_row().min(8))
+        .filter_map(|r| grid.text(r, 0))
+        .any(|t| t.trim_start().starts_with("Throughput report"));
+    let mut records = if throughput {
+        parse_throughput(grid, &command, source)
+    } else {
+        parse_auto(grid, source)
+    };
+    let unit = (0..=grid.last_row().min(8))
+        .filter_map(|r| grid.text(r, 0))
+        .find(|t| t.starts_with("Output is in"))
+        .unwrap_or("");
+    if unit.contains("ops/sec") {
+        super::convert_units(&mut records, super::Unit::OpsPerSec);
+        out.notes.push(format!(
+            "{source}: operations per second converted to KiB/s"
+        ));
+    } else if unit.contains("microseconds") {
+        super::convert_units(&mut records, super::Unit::MicrosPerOp);
+        out.notes.push(format!(
+            "{source}: microseconds per operation converted to KiB/s"
+        ));
+    }
+    super::iozone_text::number_repetitions(&mut records);
+    if records.is_empty() {
+        return Err("no IOzone report found in the workbook".into());
+    }
+    out.records = records;
+    Ok(out)
+}
+
+fn parse_auto(grid: &Grid, source: &str) -> Vec<Record> {
+    let mut perf = Vec::new();
+    let mut cpu: BTreeMap<(String, u64, u64), f64> = BTreeMap::new();
+    let last = grid.last_row();
+    let mut r = 0u32;
+    while r <= last {
+        let Some(title) = grid.text(r, 0) else {
+            r += 1;
+            continue;
+        };
+        let (op, is_cpu) = match (iozone_cpu_report_op(title), iozone_report_op(title)) {
+            (Some(op), _) => (op, true),
+            (None, Some(op)) if title.trim().to_ascii_lowercase().ends_with("report") => {
+                (op, false)
+            }
+            _ => {
+                r += 1;
+                continue;
+            }
+        };
+        let header = r + 1;
+        let recs: Vec<(u16, f64)> = (1..=grid.last_col(header))
+            .filter_map(|c| grid.number(header, c).map(|v| (c, v)))
+            .collect();
+        r = header + 1;
+        while r <= last {
+            let Some(kb) = grid.number(r, 0) else { break };
+            for &(c, rec_kb) in &recs {
+                let Some(v) = grid.number(r, c) else { continue };
+                if v > 0.0 && kb > 0.0 && rec_kb > 0.0 && kb.is_finite() && rec_kb.is_finite() {
+                    let (f, rs) = ((kb * 1024.0) as u64, (rec_kb * 1024.0) as u64);
+                    if is_cpu {
+                        cpu.insert((op.to_string(), f, rs), v);
+                    } else {
+                        perf.push(record("iozone", source, op, f, rs, v));
+                    }
+                }
+            }
+            r += 1;
+        }
+    }
+    for p in perf.iter_mut() {
+        if let Some(&pct) = cpu.get(&(p.op.clone(), p.file_size, p.record_size)) {
+            p.cpu_util_pct = pct;
+            p.cpu_total_s = pct / 100.0 * p.seconds;
+        }
+    }
+    perf
+}
+
+/// Worker counts of the runs of a throughput command line: each `-t N`, or `-l A -u B`.
+fn thread_counts(command: &str) -> Vec<u32> {
+    let words: Vec<&str> = command.split_whitespace().collect();
+    let mut ts = Vec::new();
+    let (mut lo, mut hi) = (None, None);
+    for (i, w) in words.iter().enumerate() {
+        let val = |flag: &str| -> Option<u32> {
+            if *w == flag {
+                words.get(i + 1)?.parse().ok()
+            } else {
+                w.strip_prefix(flag)?.parse().ok()
+            }
+        };
+        if let Some(n) = val("-t") {
+            ts.push(n);
+        }
+        if let Some(n) = val("-l") {
+            lo = Some(n);
+        }
+        if let Some(n) = val("-u") {
+            hi = Some(n);
+        }
+    }
+    if let (Some(l), Some(h)) = (lo, hi) {
+        if h >= l && h - l < 1024 {
+            return (l..=h).collect();
+        }
+    }
+    ts
+}
+
+/// `-s` of a command line in KiB (IOzone's default unit), or 512.
+fn file_kb(command: &str) -> u64 {
+    let words: Vec<&str> = command.split_whitespace().collect();
+    for (i, w) in words.iter().enumerate() {
+        let v = if *w == "-s" {
+            words.get(i + 1).copied()
+        } else {
+            w.strip_prefix("-s")
+        };
+        if let Some(v) = v.filter(|v| !v.is_empty()) {
+            if let Ok(b) =
+                sharebench_core::size::parse_size(v, sharebench_core::size::BareUnit::KiB)
+            {
+                return b / 1024;
+            }
+        }
+    }
+    512
+}
+
+fn parse_throughput(grid: &Grid, command: &str, source: &str) -> Vec<Record> {
+    let threads = thread_counts(command);
+    let fkb = file_kb(command);
+    let mut out = Vec::new();
+    let mut rec_kb = 4u64;
+    let mut in_cpu = false;
+    for r in 0..=grid.last_row() {
+        let Some(t) = grid.text(r, 0) else { continue };
+        if let Some(rest) = t.trim().strip_prefix("Record size = ") {
+            rec_kb = rest
+                .split_whitespace()
+                .next()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(rec_kb);
+            continue;
+        }
+        if t.starts_with("CPU utilization report") {
+            in_cpu = true;
+            continue;
+        }
+        if in_cpu {
+            continue;
+        }
+        let Some(op) = iozone_report_op(t) else {
+            continue;
+        };
+        for c in 2..=grid.last_col(r) {
+            let Some(v) = grid.number(r, c).filter(|v| *v > 0.0) else {
+                continue;
+            };
+            let n = threads.get(usize::from(c - 2)).copied().unwrap_or(0);
+            let mut rec = record("iozone", source, op, fkb * 1024, rec_kb * 1024, v);
+            rec.scope = Scope::Aggregate;
+            rec.threads = n;
+            rec.bytes = rec.file_size.saturating_mul(u64::from(n.max(1)));
+            rec.seconds = rec.bytes as f64 / 1024.0 / v;
+            rec.throughput = Some(ThroughputSummary {
+                children_see_kib_s: v,
+                ..Default::default()
+            });
+            out.push(rec);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auto_layout_blocks() {
+        let mut g = Grid::default();
+        g.set(0, 0, Value::Text("iozone -a -b x.xls ".into()));
+        g.set(
+            2,
+            0,
+            Value::Text("The top row is records sizes, the left column is file sizes".into()),
+        );
+        g.set(3, 0, Value::Text("Writer Report".into()));
+        g.set(4, 1, Value::Number(4.0));
+        g.set(4, 2, Value::Number(8.0));
+        g.set(5, 0, Value::Number(64.0));
+        g.set(5, 1, Value::Number(1000.0));
+        g.set(5, 2, Value::Number(2000.0));
+        g.set(6, 0, Value::Text("Re-writer Report".into()));
+        g.set(7, 1, Value::Number(4.0));
+        g.set(8, 0, Value::Number(64.0));
+        g.set(8, 1, Value::Number(3000.0));
+        let r = parse(&g, "x").unwrap().records;
+        assert_eq!(r.len(), 3);
+        assert_eq!(
+            (r[1].op.as_str(), r[1].record_size, r[1].throughput_kib_s),
+            ("write", 8192, 2000.0)
+        );
+        assert_eq!(r[2].op, "rewrite");
+    }
+
+    #[test]
+    fn throughput_layout_rows() {
+        let mut g = Grid::default();
+        g.set(0, 0, Value::Text("iozone -t 4 -s 1m -i 0 -b x.xls ".into()));
+        g.set(
+            1,
+            0,
+            Value::Text(
+                "Throughput report Y-axis is type of test X-axis is number of processes".into(),
+            ),
+        );
+        g.set(2, 0, Value::Text("Record size = 4 Kbytes".into()));
+        g.set(3, 0, Value::Text("Output is in Kbytes/sec".into()));
+        g.set(4, 0, Value::Text("  Initial write ".into()));
+        g.set(4, 2, Value::Number(812345.67));
+        let r = parse(&g, "x").unwrap().records;
+        assert_eq!(r.len(), 1);
+        assert_eq!(
+            (r[0].threads, r[0].file_size, r[0].record_size),
+            (4, 1 << 20, 4096)
+        );
+        assert_eq!(r[0].scope, Scope::Aggregate);
+    }
+}

@@ -1,0 +1,112 @@
+//! sharebench-report: turns records into the comparison users otherwise build by hand.
+//! It loads sharebench result directories and imports other tools' outputs (IOzone text and
+//! `-b` workbooks, fio JSON) as ordinary records, computes per-cell statistics over
+//! repetitions, compares every target against a baseline, summarises by the seed's size
+//! classes, writes generated findings with their evidence, and renders `report.html`,
+//! `results.xlsx`, `results.csv` and a terminal summary.
+//! Not: measuring anything (see `sharebench-core`) or the command line (see the
+//! `sharebench` crate's `report` subcommand).
+
+pub mod analysis;
+pub mod cache;
+pub mod classes;
+pub mod compare;
+pub mod env;
+pub mod findings;
+pub mod format;
+pub mod html;
+pub mod import;
+pub mod load;
+pub mod stats;
+pub mod summary;
+pub mod svg;
+pub mod warnings;
+pub mod xlsx;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// A problem with the inputs or the output, as one line for the user.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReportError(pub String);
+
+impl fmt::Display for ReportError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ReportError {}
+
+pub type Result<T> = std::result::Result<T, ReportError>;
+
+/// What `sharebench report` was asked to do.
+#[derive(Debug, Clone, Default)]
+pub struct ReportRequest {
+    pub inputs: Vec<PathBuf>,
+    /// Labels, in input order; inputs without one get the default.
+    pub labels: Vec<String>,
+    pub baseline: Option<String>,
+    pub out: PathBuf,
+}
+
+/// The files of a report, rendered in memory before anything is written.
+pub struct Rendered {
+    pub html: String,
+    pub xlsx: Vec<u8>,
+    pub summary: String,
+    pub warnings: Vec<String>,
+}
+
+/// Loads, analyses and renders everything; writes nothing.
+pub fn build(req: &ReportRequest) -> Result<(analysis::Analysis, Rendered)> {
+    let loaded = load::load_inputs(&req.inputs, &req.labels)?;
+    let analysis = analysis::analyse(loaded, req.baseline.as_deref())?;
+    let html = html::render(&analysis);
+    let xlsx = xlsx::render(&analysis)?;
+    let summary = summary::render(&analysis);
+    let warnings = analysis.load_warnings.clone();
+    Ok((
+        analysis,
+        Rendered {
+            html,
+            xlsx,
+            summary,
+            warnings,
+        },
+    ))
+}
+
+/// Checks that `dir` is new or empty (the rule of `run --out`): a report never writes
+/// over someone else's files.
+pub fn check_out_dir(dir: &Path) -> Result<()> {
+    if dir.exists() {
+        if !dir.is_dir() {
+            return Err(ReportError(format!(
+                "--out {}: exists and is not a directory",
+                dir.display()
+            )));
+        }
+        let mut entries = std::fs::read_dir(dir)
+            .map_err(|e| ReportError(format!("--out {}: {e}", dir.display())))?;
+        if entries.next().is_some() {
+            return Err(ReportError(format!(
+                "--out {} already holds files; give a new or empty directory",
+                dir.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Writes report.html, results.xlsx and results.csv into a new or empty `dir`.
+pub fn write(dir: &Path, analysis: &analysis::Analysis, rendered: &Rendered) -> Result<()> {
+    check_out_dir(dir)?;
+    let err =
+        |e: std::io::Error| ReportError(format!("cannot write in --out {}: {e}", dir.display()));
+    std::fs::create_dir_all(dir).map_err(err)?;
+    std::fs::write(dir.join("report.html"), &rendered.html).map_err(err)?;
+    std::fs::write(dir.join("results.xlsx"), &rendered.xlsx).map_err(err)?;
+    sharebench_core::record::write_csv(&dir.join("results.csv"), &analysis.records).map_err(err)?;
+    Ok(())
+}

@@ -1,0 +1,405 @@
+//! Numbers about a handful of repetitions: median, mean, spread, a bootstrap confidence
+//! interval of the median, outliers, and the two-sample and paired tests the comparisons
+//! use. Pure functions of slices; distributions come from `statrs`. Not: grouping records
+//! (see `analysis`) or deciding what is significant for a report (see `compare`).
+//! The method is documented in `docs/statistics.md`.
+
+use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
+
+/// Resamples of the bootstrap: enough for a stable 95% percentile interval.
+pub const BOOTSTRAP_RESAMPLES: usize = 2000;
+
+/// Median of finite values (the mean of the middle two for an even count); NaN when empty.
+pub fn median(values: &[f64]) -> f64 {
+    let mut v: Vec<f64> = values.to_vec();
+    median_in_place(&mut v)
+}
+
+fn median_in_place(v: &mut [f64]) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+pub fn mean(values: &[f64]) -> f64 {
+    if values.is_empty() {
+        return f64::NAN;
+    }
+    values.iter().sum::<f64>() / values.len() as f64
+}
+
+/// Sample variance (n - 1); `None` below two values.
+pub fn variance(values: &[f64]) -> Option<f64> {
+    if values.len() < 2 {
+        return None;
+    }
+    let m = mean(values);
+    Some(values.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (values.len() - 1) as f64)
+}
+
+/// Coefficient of variation in percent (sample standard deviation over the mean); `None`
+/// below two values or for a mean of zero.
+pub fn cv_pct(values: &[f64]) -> Option<f64> {
+    let m = mean(values);
+    let v = variance(values)?;
+    (m > 0.0).then(|| v.sqrt() / m * 100.0)
+}
+
+/// A small, fixed-seed generator (SplitMix64) so that every report of the same records
+/// draws the same resamples. Not for anything cryptographic.
+#[derive(Debug, Clone)]
+pub struct SplitMix64(u64);
+
+impl SplitMix64 {
+    pub fn new(seed: u64) -> Self {
+        SplitMix64(seed)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A uniform index below `n` (n > 0), by Lemire's multiply-shift.
+    pub fn below(&mut self, n: usize) -> usize {
+        ((u128::from(self.next_u64()) * n as u128) >> 64) as usize
+    }
+}
+
+/// A seed from text (FNV-1a), so each cell gets its own reproducible stream.
+pub fn seed_of(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// Percentile bootstrap 95% interval of the median; `None` below two values.
+pub fn bootstrap_median_ci(values: &[f64], seed: u64) -> Option<(f64, f64)> {
+    let n = values.len();
+    if n < 2 {
+        return None;
+    }
+    let mut rng = SplitMix64::new(seed);
+    let mut sample = vec![0.0; n];
+    let mut medians = Vec::with_capacity(BOOTSTRAP_RESAMPLES);
+    for _ in 0..BOOTSTRAP_RESAMPLES {
+        for s in sample.iter_mut() {
+            *s = values[rng.below(n)];
+        }
+        medians.push(median_in_place(&mut sample));
+    }
+    medians.sort_by(|a, b| a.total_cmp(b));
+    let at = |q: f64| {
+        medians[((q * (medians.len() - 1) as f64).round() as usize).min(medians.len() - 1)]
+    };
+    Some((at(0.025), at(0.975)))
+}
+
+/// Indices of outliers. From five values: further than 3.5 robust z-scores (MAD-based,
+/// Iglewicz-Hoaglin) from the median and more than 10% away from it. With three or four
+/// values the MAD is too unstable, so only a value more than 25% from the median and more
+/// than 3 times as far from it as the others' whole range is flagged.
+pub fn outliers(values: &[f64]) -> Vec<usize> {
+    let n = values.len();
+    if n < 3 {
+        return Vec::new();
+    }
+    let med = median(values);
+    if n < 5 {
+        let Some((i, far)) = values
+            .iter()
+            .enumerate()
+            .map(|(i, x)| (i, (x - med).abs()))
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+        else {
+            return Vec::new();
+        };
+        let others: Vec<f64> = values
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| *j != i)
+            .map(|(_, x)| *x)
+            .collect();
+        let spread = others.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+            - others.iter().copied().fold(f64::INFINITY, f64::min);
+        return if far > 0.25 * med.abs() && far > 3.0 * spread {
+            vec![i]
+        } else {
+            Vec::new()
+        };
+    }
+    let dev: Vec<f64> = values.iter().map(|x| (x - med).abs()).collect();
+    let mad = median(&dev);
+    values
+        .iter()
+        .enumerate()
+        .filter(|(_, &x)| {
+            let far = (x - med).abs() > 0.10 * med.abs();
+            let robust_z = if mad > 0.0 {
+                0.6745 * (x - med).abs() / mad
+            } else {
+                f64::INFINITY
+            };
+            far && robust_z > 3.5
+        })
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// Welch's two-sample t-test on the logarithms of positive values (so a ratio of
+/// throughputs is a difference of means): two-sided p. `None` when a side has fewer than
+/// two values or a value is not positive. Two constant samples give p = 1 when equal and
+/// p = 0 when they differ.
+pub fn welch_log_p(a: &[f64], b: &[f64]) -> Option<f64> {
+    if a.len() < 2
+        || b.len() < 2
+        || a.iter()
+            .chain(b)
+            .any(|&x| x.is_nan() || x <= 0.0 || !x.is_finite())
+    {
+        return None;
+    }
+    let la: Vec<f64> = a.iter().map(|x| x.ln()).collect();
+    let lb: Vec<f64> = b.iter().map(|x| x.ln()).collect();
+    let (ma, mb) = (mean(&la), mean(&lb));
+    let (va, vb) = (variance(&la)?, variance(&lb)?);
+    let (na, nb) = (la.len() as f64, lb.len() as f64);
+    let se2 = va / na + vb / nb;
+    if se2 <= 0.0 {
+        return Some(if (ma - mb).abs() < 1e-12 { 1.0 } else { 0.0 });
+    }
+    let t = (ma - mb) / se2.sqrt();
+    let df = se2 * se2 / ((va / na).powi(2) / (na - 1.0) + (vb / nb).powi(2) / (nb - 1.0));
+    let dist = StudentsT::new(0.0, 1.0, df.max(1.0)).ok()?;
+    Some((2.0 * (1.0 - dist.cdf(t.abs()))).clamp(0.0, 1.0))
+}
+
+/// Mann-Whitney U two-sided p: exact (counting rank sums, ties given mid-ranks and the
+/// exact distribution of the no-tie case) for up to 20 values per side, the normal
+/// approximation with tie correction above. `None` when a side is empty.
+pub fn mann_whitney_p(a: &[f64], b: &[f64]) -> Option<f64> {
+    let (n1, n2) = (a.len(), b.len());
+    if n1 == 0 || n2 == 0 {
+        return None;
+    }
+    // U of a: pairs where a wins, ties count one half.
+    let mut u = 0.0;
+    for &x in a {
+        for &y in b {
+            if x > y {
+                u += 1.0;
+            } else if x == y {
+                u += 0.5;
+            }
+        }
+    }
+    let mean_u = (n1 * n2) as f64 / 2.0;
+    if n1 <= 20 && n2 <= 20 {
+        // counts[k] = number of orderings with U = k (no ties), by the usual recursion.
+        let max_u = n1 * n2;
+        let mut table = vec![vec![vec![0f64; max_u + 1]; n2 + 1]; n1 + 1];
+        for (i, row) in table.iter_mut().enumerate() {
+            for (j, cell) in row.iter_mut().enumerate() {
+                if i == 0 || j == 0 {
+                    cell[0] = 1.0;
+                }
+            }
+        }
+        for i in 1..=n1 {
+            for j in 1..=n2 {
+                for k in 0..=(i * j) {
+                    let with_a_last = if k >= j { table[i - 1][j][k - j] } else { 0.0 };
+                    let with_b_last = table[i][j - 1][k];
+                    table[i][j][k] = with_a_last + with_b_last;
+                }
+            }
+        }
+        let counts = &table[n1][n2];
+        let total: f64 = counts.iter().sum();
+        let dist = (u - mean_u).abs();
+        let extreme: f64 = counts
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| (*k as f64 - mean_u).abs() >= dist - 1e-9)
+            .map(|(_, c)| c)
+            .sum();
+        return Some((extreme / total).min(1.0));
+    }
+    let mut all: Vec<f64> = a.iter().chain(b).copied().collect();
+    all.sort_by(|x, y| x.total_cmp(y));
+    let n = (n1 + n2) as f64;
+    let mut tie_term = 0.0;
+    let mut i = 0;
+    while i < all.len() {
+        let mut j = i;
+        while j + 1 < all.len() && all[j + 1] == all[i] {
+            j += 1;
+        }
+        let t = (j - i + 1) as f64;
+        tie_term += t * t * t - t;
+        i = j + 1;
+    }
+    let var = (n1 * n2) as f64 / 12.0 * ((n + 1.0) - tie_term / (n * (n - 1.0)));
+    if var <= 0.0 {
+        return Some(1.0);
+    }
+    let z = ((u - mean_u).abs() - 0.5).max(0.0) / var.sqrt();
+    let normal = Normal::new(0.0, 1.0).ok()?;
+    Some((2.0 * (1.0 - normal.cdf(z))).clamp(0.0, 1.0))
+}
+
+/// Wilcoxon signed-rank two-sided p for paired differences (zeros dropped): exact for up
+/// to 25 pairs, normal approximation above. `None` with no non-zero difference.
+pub fn signed_rank_p(diffs: &[f64]) -> Option<f64> {
+    let mut d: Vec<f64> = diffs
+        .iter()
+        .copied()
+        .filter(|x| x.is_finite() && *x != 0.0)
+        .collect();
+    let n = d.len();
+    if n == 0 {
+        return None;
+    }
+    d.sort_by(|x, y| x.abs().total_cmp(&y.abs()));
+    // Mid-ranks of |d|.
+    let mut ranks = vec![0.0; n];
+    let mut i = 0;
+    while i < n {
+        let mut j = i;
+        while j + 1 < n && d[j + 1].abs() == d[i].abs() {
+            j += 1;
+        }
+        let r = (i + j) as f64 / 2.0 + 1.0;
+        for rank in ranks.iter_mut().take(j + 1).skip(i) {
+            *rank = r;
+        }
+        i = j + 1;
+    }
+    let w_plus: f64 = d
+        .iter()
+        .zip(&ranks)
+        .filter(|(x, _)| **x > 0.0)
+        .map(|(_, r)| r)
+        .sum();
+    let mean_w = (n * (n + 1)) as f64 / 4.0;
+    if n <= 25 {
+        // Exact null distribution of W+ over integer ranks 1..n (ties approximate it).
+        let max = n * (n + 1) / 2;
+        let mut counts = vec![0f64; max + 1];
+        counts[0] = 1.0;
+        for r in 1..=n {
+            for s in (r..=max).rev() {
+                counts[s] += counts[s - r];
+            }
+        }
+        let total: f64 = counts.iter().sum();
+        let dist = (w_plus - mean_w).abs();
+        let extreme: f64 = counts
+            .iter()
+            .enumerate()
+            .filter(|(s, _)| (*s as f64 - mean_w).abs() >= dist - 1e-9)
+            .map(|(_, c)| c)
+            .sum();
+        return Some((extreme / total).min(1.0));
+    }
+    let var = (n * (n + 1) * (2 * n + 1)) as f64 / 24.0;
+    let z = (w_plus - mean_w).abs() / var.sqrt();
+    let normal = Normal::new(0.0, 1.0).ok()?;
+    Some((2.0 * (1.0 - normal.cdf(z))).clamp(0.0, 1.0))
+}
+
+/// Benjamini-Hochberg adjusted p-values (q), in the input order; `None` stays `None`.
+pub fn benjamini_hochberg(p: &[Option<f64>]) -> Vec<Option<f64>> {
+    let mut idx: Vec<usize> = (0..p.len()).filter(|&i| p[i].is_some()).collect();
+    let m = idx.len() as f64;
+    idx.sort_by(|&a, &b| p[a].unwrap_or(1.0).total_cmp(&p[b].unwrap_or(1.0)));
+    let mut q = vec![None; p.len()];
+    let mut running = 1.0f64;
+    for (rank, &i) in idx.iter().enumerate().rev() {
+        let v = p[i].unwrap_or(1.0) * m / (rank + 1) as f64;
+        running = running.min(v).min(1.0);
+        q[i] = Some(running);
+    }
+    q
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn medians_and_cv() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
+        assert!(median(&[]).is_nan());
+        let cv = cv_pct(&[90.0, 100.0, 110.0]).unwrap();
+        assert!((cv - 10.0).abs() < 1e-9);
+        assert_eq!(cv_pct(&[1.0]), None);
+    }
+
+    #[test]
+    fn bootstrap_is_reproducible_and_brackets_the_median() {
+        let v = [10.0, 11.0, 12.0, 13.0, 30.0];
+        let a = bootstrap_median_ci(&v, 7).unwrap();
+        assert_eq!(a, bootstrap_median_ci(&v, 7).unwrap());
+        assert!(a.0 <= 12.0 && a.1 >= 12.0);
+        assert_eq!(bootstrap_median_ci(&[1.0], 7), None);
+    }
+
+    #[test]
+    fn mann_whitney_matches_tables() {
+        // 3 vs 3 completely separated: the smallest two-sided p is 2/20.
+        let p = mann_whitney_p(&[1.0, 2.0, 3.0], &[4.0, 5.0, 6.0]).unwrap();
+        assert!((p - 0.1).abs() < 1e-12, "{p}");
+        // 5 vs 5 separated: 2/252.
+        let p = mann_whitney_p(&[1., 2., 3., 4., 5.], &[6., 7., 8., 9., 10.]).unwrap();
+        assert!((p - 2.0 / 252.0).abs() < 1e-12);
+        let p = mann_whitney_p(&[1., 3., 5.], &[2., 4., 6.]).unwrap();
+        assert!(p > 0.5);
+    }
+
+    #[test]
+    fn welch_separates_clear_differences() {
+        let p = welch_log_p(&[100.0, 101.0, 99.0], &[200.0, 202.0, 198.0]).unwrap();
+        assert!(p < 0.001, "{p}");
+        let p = welch_log_p(&[100.0, 120.0, 80.0], &[105.0, 95.0, 115.0]).unwrap();
+        assert!(p > 0.5, "{p}");
+        assert_eq!(welch_log_p(&[1.0], &[2.0, 3.0]), None);
+        assert_eq!(welch_log_p(&[5.0, 5.0], &[5.0, 5.0]), Some(1.0));
+    }
+
+    #[test]
+    fn signed_rank_exact() {
+        // 6 positive differences: p = 2/64.
+        let p = signed_rank_p(&[1., 2., 3., 4., 5., 6.]).unwrap();
+        assert!((p - 2.0 / 64.0).abs() < 1e-12);
+        assert_eq!(signed_rank_p(&[0.0, 0.0]), None);
+    }
+
+    #[test]
+    fn bh_is_monotone() {
+        let q = benjamini_hochberg(&[Some(0.01), Some(0.04), None, Some(0.03)]);
+        assert_eq!(q[2], None);
+        assert!((q[0].unwrap() - 0.03).abs() < 1e-12);
+        assert!((q[1].unwrap() - 0.04).abs() < 1e-12);
+        assert!((q[3].unwrap() - 0.04).abs() < 1e-12);
+    }
+
+    #[test]
+    fn outliers_need_distance() {
+        assert_eq!(outliers(&[100.0, 101.0, 99.0, 100.5, 300.0]), vec![4]);
+        assert!(outliers(&[100.0, 100.0, 101.0]).is_empty());
+        assert!(outliers(&[100.0, 101.0, 115.0]).is_empty());
+        assert_eq!(outliers(&[100.0, 101.0, 300.0]), vec![2]);
+    }
+}

@@ -1,0 +1,68 @@
+//! The terminal summary: a compact table of winners by operation and size class (margin
+//! and whether it is significant), then the counts of findings and warnings. A glance; the
+//! evidence is in report.html. Not: colours or a pager.
+
+use crate::analysis::Analysis;
+use crate::classes::SizeClass;
+use crate::format;
+use std::fmt::Write;
+
+pub fn render(a: &Analysis) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "Winners by operation and size class (median of cell medians; * = significant, see report.html)");
+    let _ = write!(s, "{:<16}", "op");
+    for c in SizeClass::ALL {
+        let _ = write!(s, " {:<24}", format!("{} ({})", c.name(), c.range()));
+    }
+    s.push('\n');
+    for op in &a.ops {
+        let _ = write!(s, "{:<16}", op.op);
+        for c in SizeClass::ALL {
+            let cell = match a.classes.iter().find(|r| r.op == op.op && r.class == c) {
+                None => "–".to_string(),
+                Some(r) => match (&r.winner, r.margin_pct()) {
+                    (Some(w), Some(m)) => {
+                        format!("{w} {m:+.0}%{}", if r.significant() { "*" } else { "" })
+                    }
+                    _ => r
+                        .stats
+                        .first()
+                        .map(|s| format!("{} {}", s.label, format::rate(s.median)))
+                        .unwrap_or_default(),
+                },
+            };
+            let _ = write!(s, " {:<24}", truncate(&cell, 24));
+        }
+        s.push('\n');
+    }
+    if !a.throughput.is_empty() {
+        let _ = writeln!(
+            s,
+            "Throughput mode: {} rows (children see / parent sees) in report.html",
+            a.throughput.len()
+        );
+    }
+    let sig = a
+        .findings
+        .iter()
+        .filter(|f| f.significant == Some(true))
+        .count();
+    let _ = writeln!(
+        s,
+        "{} findings ({sig} significant), {} warnings, baseline {}",
+        a.findings.len(),
+        a.warnings.len(),
+        a.baseline
+    );
+    s
+}
+
+fn truncate(t: &str, n: usize) -> String {
+    if t.chars().count() <= n {
+        t.to_string()
+    } else {
+        let mut x: String = t.chars().take(n - 1).collect();
+        x.push('…');
+        x
+    }
+}

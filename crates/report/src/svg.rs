@@ -1,0 +1,389 @@
+//! Inline SVG charts for report.html, as strings: the file size x record size heatmap
+//! (exact value on hover via <title>), the ratio heatmap against the baseline (diverging
+//! colours, non-significant cells marked), and IOzone's 2D view (throughput vs file size,
+//! one line per record size). No script, no external resource. Not: page layout (see
+//! `html`).
+
+use crate::analysis::{CellKey, CellStats};
+use crate::compare::{Comparison, Verdict};
+use crate::format;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// Escapes text for XML/HTML content and attributes.
+pub fn esc(t: &str) -> String {
+    let mut s = String::with_capacity(t.len());
+    for c in t.chars() {
+        match c {
+            '&' => s.push_str("&amp;"),
+            '<' => s.push_str("&lt;"),
+            '>' => s.push_str("&gt;"),
+            '"' => s.push_str("&quot;"),
+            '\'' => s.push_str("&#39;"),
+            _ => s.push(c),
+        }
+    }
+    s
+}
+
+const VIRIDIS: [(u8, u8, u8); 9] = [
+    (68, 1, 84),
+    (71, 44, 122),
+    (59, 81, 139),
+    (44, 113, 142),
+    (33, 144, 141),
+    (39, 173, 129),
+    (92, 200, 99),
+    (170, 220, 50),
+    (253, 231, 37),
+];
+
+fn lerp(a: (u8, u8, u8), b: (u8, u8, u8), t: f64) -> (u8, u8, u8) {
+    let m = |x: u8, y: u8| (f64::from(x) + (f64::from(y) - f64::from(x)) * t).round() as u8;
+    (m(a.0, b.0), m(a.1, b.1), m(a.2, b.2))
+}
+
+/// A sequential colour for t in [0, 1].
+pub fn viridis(t: f64) -> String {
+    let t = if t.is_finite() {
+        t.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let x = t * (VIRIDIS.len() - 1) as f64;
+    let i = (x.floor() as usize).min(VIRIDIS.len() - 2);
+    let (r, g, b) = lerp(VIRIDIS[i], VIRIDIS[i + 1], x - i as f64);
+    format!("#{r:02x}{g:02x}{b:02x}")
+}
+
+/// A diverging colour for a ratio: red below 1, white at 1, blue above; saturates at 0.5x/2x.
+pub fn diverging(ratio: f64) -> String {
+    let l = if ratio > 0.0 && ratio.is_finite() {
+        ratio.log2().clamp(-1.0, 1.0)
+    } else {
+        0.0
+    };
+    let white = (247, 247, 247);
+    let (r, g, b) = if l >= 0.0 {
+        lerp(white, (33, 102, 172), l)
+    } else {
+        lerp(white, (178, 24, 43), -l)
+    };
+    format!("#{r:02x}{g:02x}{b:02x}")
+}
+
+fn luminous(hex: &str) -> bool {
+    let v =
+        |i: usize| u8::from_str_radix(hex.get(i..i + 2).unwrap_or("00"), 16).unwrap_or(0) as f64;
+    0.299 * v(1) + 0.587 * v(3) + 0.114 * v(5) > 150.0
+}
+
+/// Short value for inside a cell: 4.8G, 812M, 95K (binary, per second).
+fn short_rate(kib_s: f64) -> String {
+    if kib_s >= 1024.0 * 1024.0 {
+        format!("{:.1}G", kib_s / 1024.0 / 1024.0)
+    } else if kib_s >= 1024.0 {
+        format!("{:.0}M", kib_s / 1024.0)
+    } else {
+        format!("{kib_s:.0}K")
+    }
+}
+
+const CELL_W: usize = 44;
+const CELL_H: usize = 20;
+const LEFT: usize = 58;
+const TOP: usize = 30;
+
+fn grid_frame(s: &mut String, title: &str, files: &[u64], recs: &[u64]) -> (usize, usize) {
+    let w = LEFT + CELL_W * recs.len() + 10;
+    let h = TOP + CELL_H * files.len() + 34;
+    let _ = write!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="{w}" height="{h}" viewBox="0 0 {w} {h}" role="img" aria-label="{t}"><text x="{LEFT}" y="14" class="ct">{t}</text>"#,
+        t = esc(title)
+    );
+    for (i, f) in files.iter().enumerate() {
+        let _ = write!(
+            s,
+            r#"<text x="{}" y="{}" class="ax" text-anchor="end">{}</text>"#,
+            LEFT - 4,
+            TOP + i * CELL_H + CELL_H / 2 + 4,
+            format::short_size(*f)
+        );
+    }
+    for (j, r) in recs.iter().enumerate() {
+        let _ = write!(
+            s,
+            r#"<text x="{}" y="{}" class="ax" text-anchor="middle">{}</text>"#,
+            LEFT + j * CELL_W + CELL_W / 2,
+            TOP + files.len() * CELL_H + 13,
+            format::short_size(*r)
+        );
+    }
+    let _ = write!(
+        s,
+        r#"<text x="{}" y="{}" class="ax" text-anchor="middle">record size →</text><text x="4" y="{}" class="ax">file ↓</text>"#,
+        LEFT + recs.len() * CELL_W / 2,
+        TOP + files.len() * CELL_H + 28,
+        TOP - 4
+    );
+    (w, h)
+}
+
+/// Heatmap of one label and operation; colours on a log scale shared through `range`.
+pub fn heatmap(
+    title: &str,
+    cells: Option<&BTreeMap<CellKey, CellStats>>,
+    all: &[CellKey],
+    range: (f64, f64),
+) -> String {
+    let files = axis(all, |c| c.0);
+    let recs = axis(all, |c| c.1);
+    let mut s = String::new();
+    grid_frame(&mut s, title, &files, &recs);
+    let (lo, hi) = (range.0.max(1e-9).ln(), range.1.max(1e-9).ln());
+    for (i, f) in files.iter().enumerate() {
+        for (j, r) in recs.iter().enumerate() {
+            let key = (*f, *r);
+            let (x, y) = (LEFT + j * CELL_W, TOP + i * CELL_H);
+            match cells.and_then(|c| c.get(&key)) {
+                Some(c) => {
+                    let t = if hi > lo {
+                        (c.median.ln() - lo) / (hi - lo)
+                    } else {
+                        0.5
+                    };
+                    let col = viridis(t);
+                    let ci =
+                        c.ci.map(|(a, b)| format!(", 95% CI {:.0}-{:.0}", a, b))
+                            .unwrap_or_default();
+                    let cv = c.cv.map(|v| format!(", CV {v:.1}%")).unwrap_or_default();
+                    let _ = write!(
+                        s,
+                        r##"<g><title>{} file, {} records: median {:.0} KiB/s ({}), n={}{ci}{cv}</title><rect x="{x}" y="{y}" width="{}" height="{}" fill="{col}"/><text x="{}" y="{}" class="cv" fill="{}">{}</text></g>"##,
+                        format::size(*f),
+                        format::size(*r),
+                        c.median,
+                        format::rate(c.median),
+                        c.values.len(),
+                        CELL_W - 1,
+                        CELL_H - 1,
+                        x + CELL_W / 2,
+                        y + CELL_H / 2 + 4,
+                        if luminous(&col) { "#111" } else { "#fff" },
+                        short_rate(c.median)
+                    );
+                }
+                None if all.contains(&key) => {
+                    let _ = write!(
+                        s,
+                        r##"<g><title>{} file, {} records: missing for this input</title><rect x="{x}" y="{y}" width="{}" height="{}" class="miss"/><text x="{}" y="{}" class="cv" fill="#666">–</text></g>"##,
+                        format::size(*f),
+                        format::size(*r),
+                        CELL_W - 1,
+                        CELL_H - 1,
+                        x + CELL_W / 2,
+                        y + CELL_H / 2 + 4
+                    );
+                }
+                None => {}
+            }
+        }
+    }
+    s.push_str("</svg>");
+    s
+}
+
+/// Ratio heatmap of a label against the baseline: blue faster, red slower; "○" marks no
+/// significant difference, "?" not testable, "–" a cell one side lacks.
+pub fn ratio_heatmap(
+    title: &str,
+    comps: &BTreeMap<CellKey, Comparison>,
+    all: &[CellKey],
+) -> String {
+    let files = axis(all, |c| c.0);
+    let recs = axis(all, |c| c.1);
+    let mut s = String::new();
+    grid_frame(&mut s, title, &files, &recs);
+    for (i, f) in files.iter().enumerate() {
+        for (j, r) in recs.iter().enumerate() {
+            let key = (*f, *r);
+            if !all.contains(&key) {
+                continue;
+            }
+            let (x, y) = (LEFT + j * CELL_W, TOP + i * CELL_H);
+            let cell = format!("{} file, {} records", format::size(*f), format::size(*r));
+            match comps.get(&key) {
+                Some(c) => {
+                    let col = diverging(c.ratio);
+                    let mark = match c.verdict {
+                        Verdict::Faster | Verdict::Slower => "",
+                        Verdict::NoDifference => " ○",
+                        Verdict::NotTestable => " ?",
+                    };
+                    let _ = write!(
+                        s,
+                        r##"<g><title>{cell}: ratio {:.3} ({}), Welch {} (q {}), Mann-Whitney {}: {}</title><rect x="{x}" y="{y}" width="{}" height="{}" fill="{col}"/><text x="{}" y="{}" class="cv" fill="{}">{:.2}{mark}</text></g>"##,
+                        c.ratio,
+                        format::change(c.ratio),
+                        format::p(c.p),
+                        c.q.map(|q| format!("{q:.3}"))
+                            .unwrap_or_else(|| "n/a".into()),
+                        format::p(c.p_mwu),
+                        c.verdict.describe(),
+                        CELL_W - 1,
+                        CELL_H - 1,
+                        x + CELL_W / 2,
+                        y + CELL_H / 2 + 4,
+                        if luminous(&col) { "#111" } else { "#fff" },
+                        c.ratio
+                    );
+                }
+                None => {
+                    let _ = write!(
+                        s,
+                        r##"<g><title>{cell}: missing on one side</title><rect x="{x}" y="{y}" width="{}" height="{}" class="miss"/><text x="{}" y="{}" class="cv" fill="#666">–</text></g>"##,
+                        CELL_W - 1,
+                        CELL_H - 1,
+                        x + CELL_W / 2,
+                        y + CELL_H / 2 + 4
+                    );
+                }
+            }
+        }
+    }
+    s.push_str("</svg>");
+    s
+}
+
+fn axis(all: &[CellKey], f: fn(&CellKey) -> u64) -> Vec<u64> {
+    let mut v: Vec<u64> = all.iter().map(f).collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// IOzone's 2D view: throughput (linear) against file size (log2), one line per record size.
+pub fn lines_2d(title: &str, cells: &BTreeMap<CellKey, CellStats>, y_max: f64) -> String {
+    let (w, h, l, t, b, r) = (560usize, 300usize, 64usize, 24usize, 40usize, 110usize);
+    let files = axis(&cells.keys().copied().collect::<Vec<_>>(), |c| c.0);
+    let recs = axis(&cells.keys().copied().collect::<Vec<_>>(), |c| c.1);
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="{w}" height="{h}" viewBox="0 0 {w} {h}" role="img" aria-label="{t2}"><text x="{l}" y="14" class="ct">{t2}</text>"#,
+        t2 = esc(title)
+    );
+    let pw = (w - l - r) as f64;
+    let ph = (h - t - b) as f64;
+    let (fmin, fmax) = (
+        files.first().copied().unwrap_or(1) as f64,
+        files.last().copied().unwrap_or(1) as f64,
+    );
+    let xs = |f: u64| -> f64 {
+        if fmax > fmin {
+            l as f64 + ((f as f64).log2() - fmin.log2()) / (fmax.log2() - fmin.log2()) * pw
+        } else {
+            l as f64 + pw / 2.0
+        }
+    };
+    let ymax = if y_max > 0.0 { y_max * 1.05 } else { 1.0 };
+    let ys = |v: f64| -> f64 { t as f64 + ph - v / ymax * ph };
+    // Grid and y labels.
+    for k in 0..=4 {
+        let v = ymax * k as f64 / 4.0;
+        let y = ys(v);
+        let _ = write!(
+            s,
+            r##"<line x1="{l}" x2="{}" y1="{y:.1}" y2="{y:.1}" stroke="#ddd"/><text x="{}" y="{:.1}" class="ax" text-anchor="end">{}</text>"##,
+            w - r,
+            l - 4,
+            y + 4.0,
+            format::rate(v)
+        );
+    }
+    for f in &files {
+        let _ = write!(
+            s,
+            r#"<text x="{:.1}" y="{}" class="ax" text-anchor="middle">{}</text>"#,
+            xs(*f),
+            h - b + 14,
+            format::short_size(*f)
+        );
+    }
+    let _ = write!(
+        s,
+        r#"<text x="{}" y="{}" class="ax" text-anchor="middle">file size</text>"#,
+        l as f64 + pw / 2.0,
+        h - 8
+    );
+    for (i, rec) in recs.iter().enumerate() {
+        let col = viridis(if recs.len() > 1 {
+            i as f64 / (recs.len() - 1) as f64 * 0.92
+        } else {
+            0.4
+        });
+        let pts: Vec<(u64, &CellStats)> = cells
+            .iter()
+            .filter(|(k, _)| k.1 == *rec)
+            .map(|(k, c)| (k.0, c))
+            .collect();
+        let path: Vec<String> = pts
+            .iter()
+            .map(|(f, c)| format!("{:.1},{:.1}", xs(*f), ys(c.median)))
+            .collect();
+        let _ = write!(
+            s,
+            r#"<polyline points="{}" fill="none" stroke="{col}" stroke-width="1.6"/>"#,
+            path.join(" ")
+        );
+        for (f, c) in &pts {
+            let _ = write!(
+                s,
+                r#"<circle cx="{:.1}" cy="{:.1}" r="2.6" fill="{col}"><title>{} file, {} records: {:.0} KiB/s ({})</title></circle>"#,
+                xs(*f),
+                ys(c.median),
+                format::size(*f),
+                format::size(*rec),
+                c.median,
+                format::rate(c.median)
+            );
+        }
+        let ly = t + 10 + i * 13;
+        if ly < h - 10 {
+            let _ = write!(
+                s,
+                r#"<line x1="{}" x2="{}" y1="{ly}" y2="{ly}" stroke="{col}" stroke-width="3"/><text x="{}" y="{}" class="ax">{} rec</text>"#,
+                w - r + 8,
+                w - r + 24,
+                w - r + 28,
+                ly + 4,
+                format::short_size(*rec)
+            );
+        }
+    }
+    s.push_str("</svg>");
+    s
+}
+
+/// A colour legend for the sequential scale.
+pub fn legend(range: (f64, f64)) -> String {
+    let mut s = String::from(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="420" height="30" viewBox="0 0 420 30" role="img" aria-label="colour scale">"#,
+    );
+    for k in 0..40 {
+        let _ = write!(
+            s,
+            r#"<rect x="{}" y="2" width="6" height="12" fill="{}"/>"#,
+            40 + k * 6,
+            viridis(k as f64 / 39.0)
+        );
+    }
+    let _ = write!(
+        s,
+        r#"<text x="86" y="12" class="ax" text-anchor="end">{}</text><text x="334" y="12" class="ax">{}</text><text x="90" y="27" class="ax">log scale, shared by the targets of this operation</text></svg>"#,
+        format::rate(range.0),
+        format::rate(range.1)
+    );
+    s
+}

@@ -1,0 +1,148 @@
+//! Warnings when a measurement cannot be trusted, grouped per label and operation with
+//! counts and the worst example: too short to time well (< 10 ms), high variation (CV >
+//! 10%), outliers among repetitions, a single repetition (no interval, no test), and
+//! records that failed. Not: differences between labels (see `findings`).
+
+use crate::analysis::OpData;
+use crate::format;
+use sharebench_core::record::{Record, Status};
+
+/// Measurements shorter than this are too short for the clock and the scheduler.
+pub const MIN_SECONDS: f64 = 0.01;
+/// Run-to-run variation above this is flagged.
+pub const MAX_CV_PCT: f64 = 10.0;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum WarnKind {
+    Failed,
+    SingleRep,
+    TooShort,
+    HighVariation,
+    Outliers,
+}
+
+impl WarnKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            WarnKind::Failed => "failed measurements",
+            WarnKind::SingleRep => "single repetition",
+            WarnKind::TooShort => "too short to time",
+            WarnKind::HighVariation => "high variation",
+            WarnKind::Outliers => "outliers",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Warning {
+    pub kind: WarnKind,
+    pub label: String,
+    pub op: String,
+    pub text: String,
+}
+
+pub fn collect(ops: &[OpData], labels: &[String], records: &[Record]) -> Vec<Warning> {
+    let mut out = Vec::new();
+    for label in labels {
+        let bad: Vec<&Record> = records
+            .iter()
+            .filter(|r| &r.target == label && r.status != Status::Ok)
+            .collect();
+        if let Some(first) = bad.first() {
+            out.push(Warning {
+                kind: WarnKind::Failed,
+                label: label.clone(),
+                op: first.op.clone(),
+                text: format!(
+                    "{} record(s) did not succeed and are left out (first: {} {} / {}: {:?} {})",
+                    bad.len(),
+                    first.op,
+                    format::size(first.file_size),
+                    format::size(first.record_size),
+                    first.status,
+                    first.error.clone().unwrap_or_default()
+                ),
+            });
+        }
+    }
+    for op in ops {
+        for (label, cells) in &op.cells {
+            let n = cells.len();
+            let single = cells.values().filter(|c| c.values.len() == 1).count();
+            if single > 0 {
+                out.push(Warning {
+                    kind: WarnKind::SingleRep,
+                    label: label.clone(),
+                    op: op.op.clone(),
+                    text: format!("{single} of {n} cells have one repetition: no confidence interval and no test"),
+                });
+            }
+            let short: Vec<_> = cells
+                .iter()
+                .filter(|(_, c)| c.seconds < MIN_SECONDS)
+                .collect();
+            if let Some((k, c)) = short
+                .iter()
+                .min_by(|a, b| a.1.seconds.total_cmp(&b.1.seconds))
+            {
+                out.push(Warning {
+                    kind: WarnKind::TooShort,
+                    label: label.clone(),
+                    op: op.op.clone(),
+                    text: format!(
+                        "{} of {n} cells took under {} s (shortest: {} / {} in {:.5} s): timer and scheduler noise dominate",
+                        short.len(),
+                        MIN_SECONDS,
+                        format::size(k.0),
+                        format::size(k.1),
+                        c.seconds
+                    ),
+                });
+            }
+            let noisy: Vec<_> = cells
+                .iter()
+                .filter(|(_, c)| c.cv.is_some_and(|v| v > MAX_CV_PCT))
+                .collect();
+            if let Some((k, c)) = noisy
+                .iter()
+                .max_by(|a, b| a.1.cv.unwrap_or(0.0).total_cmp(&b.1.cv.unwrap_or(0.0)))
+            {
+                out.push(Warning {
+                    kind: WarnKind::HighVariation,
+                    label: label.clone(),
+                    op: op.op.clone(),
+                    text: format!(
+                        "{} of {n} cells vary by more than {MAX_CV_PCT}% between repetitions (worst: {} / {}, CV {})",
+                        noisy.len(),
+                        format::size(k.0),
+                        format::size(k.1),
+                        format::pct(c.cv.unwrap_or(0.0))
+                    ),
+                });
+            }
+            let out_cells: Vec<_> = cells
+                .iter()
+                .filter(|(_, c)| !c.outliers.is_empty())
+                .collect();
+            if let Some((k, c)) = out_cells.first() {
+                let i = c.outliers[0];
+                out.push(Warning {
+                    kind: WarnKind::Outliers,
+                    label: label.clone(),
+                    op: op.op.clone(),
+                    text: format!(
+                        "{} cells have an outlying repetition (e.g. {} / {}: repetition {} at {} against a median of {})",
+                        out_cells.len(),
+                        format::size(k.0),
+                        format::size(k.1),
+                        i,
+                        format::rate(c.values[i]),
+                        format::rate(c.median)
+                    ),
+                });
+            }
+        }
+    }
+    out.sort_by_key(|w| w.kind);
+    out
+}

@@ -1,0 +1,226 @@
+//! Importers on real outputs (fixtures/README.md says where each comes from): the numbers
+//! IOzone and fio printed come back exactly, and damaged inputs fail with one line.
+
+use sharebench_core::record::{Record, Scope};
+use sharebench_report::import::{biff, fio, iozone_text, workbook};
+use std::path::PathBuf;
+
+fn fixture(name: &str) -> String {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name);
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+fn find<'a>(rs: &'a [Record], op: &str, threads: u32) -> &'a Record {
+    rs.iter()
+        .find(|r| r.op == op && r.threads == threads)
+        .unwrap_or_else(|| panic!("no {op} x{threads}"))
+}
+
+#[test]
+fn iozone_3506_auto_table_and_throughput_blocks() {
+    let got = iozone_text::parse(&fixture("iozone-3.506-auto-and-t4.txt"), "f")
+        .unwrap()
+        .records;
+    let single: Vec<&Record> = got.iter().filter(|r| r.scope == Scope::Single).collect();
+    let expect = [
+        ("write", 14065.0),
+        ("rewrite", 24650.0),
+        ("read", 24306.0),
+        ("reread", 24074.0),
+        ("random-read", 9972.0),
+        ("random-write", 9793.0),
+        ("backward-read", 16588.0),
+        ("record-rewrite", 10777.0),
+        ("stride-read", 15387.0),
+        ("fwrite", 22397.0),
+        ("frewrite", 23525.0),
+        ("fread", 14663.0),
+        ("freread", 13678.0),
+    ];
+    assert_eq!(single.len(), expect.len());
+    for ((op, v), r) in expect.iter().zip(&single) {
+        assert_eq!((r.op.as_str(), r.throughput_kib_s), (*op, *v));
+        assert_eq!((r.file_size, r.record_size), (4096 * 1024, 1024));
+    }
+    let w = find(&got, "write", 4);
+    let t = w.throughput.unwrap();
+    assert_eq!(w.scope, Scope::Aggregate);
+    assert_eq!((w.file_size, w.record_size), (1024 * 1024, 1024));
+    assert_eq!(t.children_see_kib_s, 4247.53);
+    assert_eq!(t.parent_sees_kib_s, 284.00);
+    assert_eq!(t.min_worker_kib_s, 217.27);
+    assert_eq!(t.max_worker_kib_s, 3564.70);
+    assert_eq!(t.avg_worker_kib_s, 1061.88);
+    assert_eq!(t.min_xfer_bytes, 757 * 1024);
+    assert!(w.stonewalled);
+    assert_eq!(
+        find(&got, "reread", 4)
+            .throughput
+            .unwrap()
+            .children_see_kib_s,
+        22204.79
+    );
+}
+
+#[test]
+fn iozone_3408_skipped_tests_keep_their_columns() {
+    let got = iozone_text::parse(&fixture("iozone-3.408-skipped-tests.txt"), "f")
+        .unwrap()
+        .records;
+    let pairs: Vec<(&str, f64)> = got
+        .iter()
+        .map(|r| (r.op.as_str(), r.throughput_kib_s))
+        .collect();
+    assert_eq!(
+        pairs,
+        vec![
+            ("write", 31782.0),
+            ("rewrite", 22524.0),
+            ("random-read", 816017.0),
+            ("random-write", 10411.0),
+            ("stride-read", 3779260.0)
+        ]
+    );
+    assert_eq!(got[0].file_size, 409600 * 1024);
+}
+
+#[test]
+fn iozone_r_report_excerpt() {
+    let got = iozone_text::parse(&fixture("iozone-R-excerpt.txt"), "f")
+        .unwrap()
+        .records;
+    assert_eq!(got.len(), 6);
+    assert_eq!(
+        (
+            got[2].op.as_str(),
+            got[2].file_size,
+            got[2].record_size,
+            got[2].throughput_kib_s
+        ),
+        ("write", 64 * 1024, 4096, 340306.0)
+    );
+    assert_eq!(
+        (got[3].op.as_str(), got[3].throughput_kib_s),
+        ("rewrite", 516994.0)
+    );
+}
+
+#[test]
+fn fio_json_single_job_and_numjobs() {
+    let got = fio::parse(&fixture("fio-seqwrite-64k.json"), "f")
+        .unwrap()
+        .records;
+    assert_eq!(got.len(), 1);
+    assert_eq!(
+        (got[0].op.as_str(), got[0].record_size, got[0].file_size),
+        ("write", 65536, 8 << 20)
+    );
+    assert_eq!(got[0].throughput_kib_s, 4194304000.0 / 1024.0);
+    let got = fio::parse(&fixture("fio-randread-numjobs2.json"), "f")
+        .unwrap()
+        .records;
+    assert_eq!(got.len(), 1);
+    let a = &got[0];
+    assert_eq!(
+        (a.op.as_str(), a.threads, a.scope),
+        ("random-read", 2, Scope::Aggregate)
+    );
+    assert_eq!(a.throughput_kib_s, (55188210.0 + 57456219.0) / 1024.0);
+    assert!(fio::parse("{\"jobs\": 3}", "f").is_err());
+}
+
+/// A BIFF2 sheet exactly as libbif writes it (IOzone spec §6): BOF, 268-byte LABELs,
+/// 19-byte NUMBERs, EOF.
+fn libbif_sheet() -> Vec<u8> {
+    let mut b = vec![0x09, 0x00, 0x04, 0x00, 0x02, 0x00, 0x10, 0x00];
+    let label = |b: &mut Vec<u8>, row: u16, col: u16, t: &str| {
+        b.extend([0x04, 0x00, 0x08, 0x01]);
+        b.extend(row.to_le_bytes());
+        b.extend(col.to_le_bytes());
+        b.extend([0, 0, 0, t.len() as u8]);
+        let mut s = t.as_bytes().to_vec();
+        s.resize(256, 0);
+        b.extend(s);
+    };
+    let number = |b: &mut Vec<u8>, row: u16, col: u16, x: f64| {
+        b.extend([0x03, 0x00, 0x0f, 0x00]);
+        b.extend(row.to_le_bytes());
+        b.extend(col.to_le_bytes());
+        b.extend([0, 0, 0]);
+        b.extend(x.to_le_bytes());
+    };
+    label(&mut b, 0, 0, "iozone -a -n 64k -g 128k -i 0 -b x.xls ");
+    label(&mut b, 1, 0, " ");
+    label(
+        &mut b,
+        2,
+        0,
+        "The top row is records sizes, the left column is file sizes",
+    );
+    label(&mut b, 3, 0, "Writer Report");
+    for (j, r) in [4.0, 8.0, 16.0].iter().enumerate() {
+        number(&mut b, 4, j as u16 + 1, *r);
+    }
+    number(&mut b, 5, 0, 64.0);
+    number(&mut b, 5, 1, 503901.0);
+    number(&mut b, 5, 2, 816670.0);
+    number(&mut b, 5, 3, 720948.0);
+    number(&mut b, 6, 0, 128.0);
+    number(&mut b, 6, 1, 923008.0);
+    number(&mut b, 6, 2, 0.0);
+    number(&mut b, 6, 3, 1158853.0);
+    b.extend([0x0a, 0x00, 0x00, 0x00]);
+    b
+}
+
+#[test]
+fn biff2_workbook_gives_the_printed_numbers_and_zero_is_missing() {
+    let grid = biff::read(&libbif_sheet()).unwrap();
+    let got = workbook::parse(&grid, "x.xls").unwrap().records;
+    let v: Vec<(u64, u64, f64)> = got
+        .iter()
+        .map(|r| (r.file_size / 1024, r.record_size / 1024, r.throughput_kib_s))
+        .collect();
+    assert_eq!(
+        v,
+        vec![
+            (64, 4, 503901.0),
+            (64, 8, 816670.0),
+            (64, 16, 720948.0),
+            (128, 4, 923008.0),
+            (128, 16, 1158853.0)
+        ]
+    );
+}
+
+#[test]
+fn truncated_workbook_is_one_clear_error() {
+    let b = libbif_sheet();
+    for cut in [b.len() - 1, b.len() - 4, b.len() - 30, 300, 9] {
+        let e = biff::read(&b[..cut]).unwrap_err();
+        assert!(e.contains("truncated"), "{cut}: {e}");
+        assert!(!e.contains('\n'));
+    }
+}
+
+#[test]
+fn xlsx_workbook_through_calamine() {
+    let mut wb = rust_xlsxwriter::Workbook::new();
+    let ws = wb.add_worksheet();
+    ws.write_string(0, 0, "iozone -a -b x.xlsx ").unwrap();
+    ws.write_string(3, 0, "Reader Report").unwrap();
+    ws.write_number(4, 1, 4.0).unwrap();
+    ws.write_number(5, 0, 64.0).unwrap();
+    ws.write_number(5, 1, 1315194.0).unwrap();
+    let bytes = wb.save_to_buffer().unwrap();
+    let grid = workbook::read_with_calamine(&bytes).unwrap();
+    let got = workbook::parse(&grid, "x.xlsx").unwrap().records;
+    assert_eq!(got.len(), 1);
+    assert_eq!(
+        (got[0].op.as_str(), got[0].throughput_kib_s),
+        ("read", 1315194.0)
+    );
+    assert!(workbook::read_with_calamine(&bytes[..bytes.len() / 2]).is_err());
+}
