@@ -37,6 +37,19 @@ pub enum LabCommand {
     },
     /// Stop every server and remove every namespace, mount, loop device and file the lab made
     Down,
+    /// Simulate a server crash: SIGKILL every process of HOST (the lab stays up)
+    Crash {
+        /// A server host of the topology, e.g. replica2
+        host: String,
+    },
+    /// Start the servers of HOST again after a crash
+    Restart { host: String },
+    /// Gluster self-heal state of the replicated volume (entries still to heal per brick)
+    Heal {
+        /// Print JSON instead of text
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 fn fail(e: anyhow::Error) -> CliError {
@@ -114,6 +127,13 @@ pub fn main(args: LabArgs) -> CliResult<()> {
                     v.log.display()
                 );
             }
+            if let Some(h) = &s.heal {
+                let _ = writeln!(
+                    out,
+                    "\ngluster {}: {} entries to heal",
+                    h.volume, h.pending_entries
+                );
+            }
             let _ = writeln!(
                 out,
                 "\ntargets (user {}, password in {}):",
@@ -121,11 +141,45 @@ pub fn main(args: LabArgs) -> CliResult<()> {
                 s.credentials_file.display()
             );
             for t in &s.targets {
+                let via = if t.client_netns.is_empty() {
+                    "FUSE mount, its client in a lab namespace".to_string()
+                } else {
+                    format!("client in {}", t.client_netns)
+                };
+                let _ = writeln!(out, "  {:<20} {}  ({via})", t.name, t.url);
+            }
+            Ok(())
+        }
+        LabCommand::Crash { host } => {
+            let pids = lab::crash(&host).map_err(fail)?;
+            let _ = writeln!(out, "crashed {host}: killed {} processes", pids.len());
+            Ok(())
+        }
+        LabCommand::Restart { host } => {
+            lab::restart(&host).map_err(fail)?;
+            let _ = writeln!(out, "restarted the servers of {host}");
+            Ok(())
+        }
+        LabCommand::Heal { json } => {
+            let info = lab::heal_info().map_err(fail)?;
+            if json {
                 let _ = writeln!(
                     out,
-                    "  {:<12} {}  (client in {})",
-                    t.name, t.url, t.client_netns
+                    "{}",
+                    serde_json::to_string_pretty(&info).unwrap_or_default()
                 );
+                return Ok(());
+            }
+            match info {
+                None => {
+                    let _ = writeln!(out, "no running Gluster in the lab");
+                }
+                Some(h) => {
+                    let _ = writeln!(out, "{}: {} entries to heal", h.volume, h.pending_entries);
+                    for (brick, n) in &h.bricks {
+                        let _ = writeln!(out, "  {brick}: {n}");
+                    }
+                }
             }
             Ok(())
         }

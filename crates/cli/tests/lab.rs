@@ -179,6 +179,82 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
     ));
     assert!(ok, "replicas differ: {out}");
 
+    // Fault: replica2 crashes during a verified write run. The run completes through the
+    // surviving replica with every byte checked; after replica2 returns, the heal finishes
+    // and both bricks hold the same data.
+    let out2 = shm_dir();
+    let out_dir2 = out2.path().join("r");
+    let run_child = bin()
+        .args([
+            "run",
+            "-i",
+            "write,read",
+            "--verify",
+            "--keep-files",
+            "--file-sizes",
+            "32m",
+            "--record-sizes",
+            "1m",
+            "--reps",
+            "4",
+            "--out",
+        ])
+        .arg(&out_dir2)
+        .arg("lab:gluster-replica")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while records(&out_dir2).is_empty() {
+        assert!(
+            t.elapsed() < Duration::from_secs(60),
+            "no record after 60 s"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let c = lab(&["crash", "replica2"]);
+    assert!(
+        c.status.success() && stdout(&c).contains("killed"),
+        "{}",
+        stderr(&c)
+    );
+    let st = run_child.wait_with_output().unwrap();
+    assert!(
+        st.status.success(),
+        "run with a crashed replica failed: {}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    let recs = records(&out_dir2);
+    assert_eq!(recs.len(), 8);
+    assert!(recs
+        .iter()
+        .all(|r| r["status"] == "ok" && r["verify"] == true));
+    let r = lab(&["restart", "replica2"]);
+    assert!(r.status.success(), "{}", stderr(&r));
+    let t = Instant::now();
+    loop {
+        let h = lab(&["heal", "--json"]);
+        let info: serde_json::Value = serde_json::from_slice(&h.stdout).unwrap_or_default();
+        let healed = info["pending_entries"] == 0
+            && info["bricks"]
+                .as_array()
+                .is_some_and(|b| b.iter().all(|x| x[1] == "0"));
+        if healed {
+            break;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(90),
+            "heal did not finish: {info}"
+        );
+        std::thread::sleep(Duration::from_secs(1));
+    }
+    assert!(stdout(&lab(&["status"])).contains("0 entries to heal"));
+    let (ok, out) = sh(&format!(
+        "cd {LAB}/srv && for f in $(find replica1/bricks/gv-replica -name f0 -not -path '*/.glusterfs/*'); do cmp \"$f\" \"replica2/${{f#replica1/}}\" || exit 1; done"
+    ));
+    assert!(ok, "replicas differ after heal: {out}");
+
     // Nothing of the lab listens in the host's namespace, and the host has no route into it.
     let (_, listen) = sh("ss -ltn");
     assert!(

@@ -222,3 +222,25 @@ pub fn mount(state: &mut LabState, client: &Host, server: &Host, volume: &str) -
     }
     Ok(mnt)
 }
+
+/// `gluster volume heal VOLUME info`: entries pending per brick ("-" when a brick is down).
+pub fn heal_info(glusterd_pid: i32, volume: &str) -> Result<crate::HealInfo> {
+    let out = gluster(glusterd_pid, &["volume", "heal", volume, "info"])?;
+    let mut bricks = Vec::new();
+    let mut current = String::new();
+    let mut pending = 0;
+    for line in out.lines() {
+        if let Some(b) = line.strip_prefix("Brick ") {
+            current = b.trim().to_string();
+        } else if let Some(n) = line.strip_prefix("Number of entries:") {
+            let n = n.trim();
+            pending += n.parse::<u64>().unwrap_or(0);
+            bricks.push((current.clone(), n.to_string()));
+        }
+    }
+    Ok(crate::HealInfo {
+        volume: volume.to_string(),
+        pending_entries: pending,
+        bricks,
+    })
+}

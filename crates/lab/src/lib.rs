@@ -192,8 +192,13 @@ pub struct DownReport {
 /// Processes living in one of the lab's network namespaces: started by the lab (a server
 /// whose PID was not yet recorded when `lab up` died, or a client a test left behind).
 fn processes_in_lab_namespaces() -> Vec<i32> {
+    processes_in_namespaces(&net::lab_namespaces())
+}
+
+/// Processes whose network namespace is one of `names`.
+fn processes_in_namespaces(names: &[String]) -> Vec<i32> {
     use std::os::unix::fs::MetadataExt;
-    let inodes: Vec<u64> = net::lab_namespaces()
+    let inodes: Vec<u64> = names
         .iter()
         .filter_map(|n| {
             std::fs::metadata(format!("/run/netns/{n}"))
@@ -250,13 +255,20 @@ pub fn down() -> Result<DownReport> {
             report.removed.push(format!("process {name} (pid {pid})"));
         }
     }
-    // 2. Anything else still inside the lab's namespaces.
-    for pid in processes_in_lab_namespaces() {
-        let start = proc::start_time(pid).unwrap_or(0);
-        proc::stop_group(pid, start, Duration::from_secs(5));
+    // 2. Anything else still inside the lab's namespaces (brick daemons, a restarted
+    //    server's helpers): each PID is signalled itself, and the namespaces must be empty
+    //    before unmounting, since a live process may hold a copy of a mount in a private
+    //    mount namespace and keep its loop device busy.
+    let strays = processes_in_lab_namespaces();
+    for &pid in &strays {
         report
             .removed
             .push(format!("process {pid} left in a lab namespace"));
+    }
+    if !proc::stop_pids(&strays, Duration::from_secs(5), processes_in_lab_namespaces) {
+        report
+            .problems
+            .push("processes in lab namespaces survived SIGKILL".into());
     }
     // 3. Mounts, loop devices, namespaces and links.
     for r in resources.iter().rev() {
@@ -444,6 +456,8 @@ pub struct Status {
     pub targets: Vec<LabTarget>,
     pub smb_user: String,
     pub credentials_file: PathBuf,
+    /// Gluster self-heal of the replicated volume, when Gluster runs.
+    pub heal: Option<HealInfo>,
 }
 
 #[derive(Debug, Serialize)]
@@ -519,6 +533,7 @@ pub fn status() -> Result<Option<Status>> {
         targets: targets(&state),
         smb_user: state.smb_user.clone(),
         credentials_file: state.credentials_file.clone(),
+        heal: heal_info().ok().flatten(),
     }))
 }
 
@@ -531,4 +546,78 @@ pub fn server_pids(state: &LabState, host: Option<&str>) -> Vec<i32> {
         .filter(|s| host.is_none_or(|h| h == s.host))
         .flat_map(|s| proc::group_members(s.pid))
         .collect()
+}
+
+/// Simulates a server crash: SIGKILL to every process in `host`'s namespace. The lab
+/// stays up; `restart` brings the host's servers back. Returns the PIDs killed.
+pub fn crash(host: &str) -> Result<Vec<i32>> {
+    let state = LabState::load()?.context("no lab is up")?;
+    let h = state
+        .topology
+        .hosts
+        .iter()
+        .find(|h| h.name == host)
+        .with_context(|| format!("no host '{host}' in the lab"))?;
+    if h.role != topology::Role::Server {
+        bail!("'{host}' is a client; only servers can be crashed");
+    }
+    let pids = processes_in_namespaces(&[net::netns_of(host)]);
+    for &pid in &pids {
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(pid),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+    Ok(pids)
+}
+
+/// Starts `host`'s servers again after a crash (its image stays mounted: only processes died).
+pub fn restart(host: &str) -> Result<()> {
+    let mut state = LabState::load()?.context("no lab is up")?;
+    let h = state
+        .topology
+        .hosts
+        .iter()
+        .find(|h| h.name == host)
+        .cloned()
+        .with_context(|| format!("no host '{host}' in the lab"))?;
+    if !processes_in_namespaces(&[net::netns_of(host)]).is_empty() {
+        bail!("'{host}' still has running processes; crash it first or leave it be");
+    }
+    let password = std::fs::read_to_string(&state.credentials_file)?
+        .trim()
+        .to_string();
+    let replicas: Vec<_> = state.topology.replicas().cloned().collect();
+    let data = state.file(format!("srv/{host}"));
+    state.services.retain(|s| s.host != host);
+    for s in &h.services {
+        match s {
+            Service::Samba => samba::start_replica(&mut state, &h, &data, &password)?,
+            Service::DfsRoot => samba::start_dfs_root(&mut state, &h, &replicas, &password)?,
+            Service::Ganesha => ganesha::start(&mut state, &h, &data)?,
+            Service::Gluster => gluster::start_daemon(&mut state, &h)?,
+        }
+    }
+    state.save()
+}
+
+/// Self-heal state of the replicated Gluster volume: entries still to heal, per brick.
+#[derive(Debug, Clone, Serialize)]
+pub struct HealInfo {
+    pub volume: String,
+    pub pending_entries: u64,
+    pub bricks: Vec<(String, String)>,
+}
+
+/// Asks a running glusterd for the heal state of `gv-replica`; `None` without Gluster.
+pub fn heal_info() -> Result<Option<HealInfo>> {
+    let Some(state) = LabState::load()? else {
+        return Ok(None);
+    };
+    let Some(glusterd) = state.services.iter().find(|s| {
+        s.name == "glusterd" && processes_in_namespaces(&[net::netns_of(&s.host)]).contains(&s.pid)
+    }) else {
+        return Ok(None);
+    };
+    gluster::heal_info(glusterd.pid, gluster::REPLICA).map(Some)
 }

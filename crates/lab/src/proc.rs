@@ -109,3 +109,30 @@ pub fn stop_group(pid: i32, start: u64, grace: Duration) {
     }
     signal_all(Signal::SIGKILL);
 }
+
+/// Stops individual processes: SIGTERM, then SIGKILL after `grace`, until `remaining()`
+/// (the caller's view of who is left) is empty or only zombies. True when none is left.
+pub fn stop_pids(pids: &[i32], grace: Duration, remaining: impl Fn() -> Vec<i32>) -> bool {
+    let gone = |left: &[i32]| left.iter().all(|&p| is_zombie(p));
+    for &p in pids {
+        let _ = kill(Pid::from_raw(p), Signal::SIGTERM);
+    }
+    let t = Instant::now();
+    while t.elapsed() < grace {
+        if gone(&remaining()) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    for p in remaining() {
+        let _ = kill(Pid::from_raw(p), Signal::SIGKILL);
+    }
+    let t = Instant::now();
+    while t.elapsed() < Duration::from_secs(5) {
+        if gone(&remaining()) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    false
+}

@@ -51,10 +51,17 @@ pub fn loop_devices(image: &Path) -> Vec<String> {
 
 /// Detaches every loop device of `image`; true when none is left.
 pub fn detach(image: &Path) -> bool {
-    for dev in loop_devices(image) {
-        run_quiet("losetup", &["-d", &dev]);
+    // A mount namespace that just lost its last process releases its mounts a moment later.
+    for _ in 0..50 {
+        for dev in loop_devices(image) {
+            run_quiet("losetup", &["-d", &dev]);
+        }
+        if loop_devices(image).is_empty() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
     }
-    loop_devices(image).is_empty()
+    false
 }
 
 /// True when `path` is a mount point now.
