@@ -99,6 +99,7 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
             "lab:smb2",
             "lab:nfs3",
             "lab:nfs4",
+            "lab:gluster-nfs3",
             "lab:dfs-smb",
             "lab:gluster",
             "lab:gluster-replica"
@@ -178,6 +179,12 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
         "cd {LAB}/srv && f=$(find replica1/bricks/gv-replica -name f0 -not -path '*/.glusterfs/*') && test -n \"$f\" && cmp \"$f\" \"replica2/${{f#replica1/}}\""
     ));
     assert!(ok, "replicas differ: {out}");
+
+    // GlusterFS through NFS (Ganesha's Gluster FSAL): an NFSv3 write lands on both bricks.
+    let (ok, out) = sh(&format!(
+        "ip netns exec sblab-pc1 nfs-cp /tmp/sblab-src 'nfs://10.10.0.3//viansfs?version=3' && cmp /tmp/sblab-src {LAB}/srv/replica1/bricks/gv-replica/viansfs && cmp /tmp/sblab-src {LAB}/srv/replica2/bricks/gv-replica/viansfs"
+    ));
+    assert!(ok, "gluster through nfs: {out}");
 
     // Fault: replica2 crashes during a verified write run. The run completes through the
     // surviving replica with every byte checked; after replica2 returns, the heal finishes

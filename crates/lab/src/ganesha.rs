@@ -24,7 +24,18 @@ fn subnet(addr: Ipv4Addr, prefix_len: u8) -> String {
 }
 
 /// Starts Ganesha on `host`, exporting `data/nfs-sharing`.
-pub fn start(state: &mut LabState, host: &Host, data: &Path) -> Result<()> {
+/// The NFSv4 pseudo path of the Gluster replica volume's export (NFSv3 mounts its
+/// path, `/`, the volume's root).
+pub const GLUSTER_PSEUDO: &str = "/gluster-replica";
+
+/// Starts Ganesha on `host`, exporting `data/nfs-sharing`, and, when `gluster_volume` is
+/// given, that Gluster volume through the Gluster FSAL (the seed's "GlusterFS+NFS").
+pub fn start(
+    state: &mut LabState,
+    host: &Host,
+    data: &Path,
+    gluster_volume: Option<&str>,
+) -> Result<()> {
     let dir = state.file("ganesha");
     std::fs::create_dir_all(dir.join("recovery"))?;
     let export = data.join("nfs-sharing");
@@ -43,11 +54,12 @@ EXPORT {{
   CLIENT {{ Clients = {subnet}; Access_Type = RW; }}
   FSAL {{ Name = VFS; }}
 }}
-",
+{gluster}",
             addr = host.address,
             recovery = dir.join("recovery").display(),
             export = export.display(),
             subnet = subnet(host.address, state.topology.prefix_len),
+            gluster = gluster_volume.map(|v| gluster_export(host, v, &subnet(host.address, state.topology.prefix_len))).unwrap_or_default(),
         ),
     )?;
     let script = dir.join("start.sh");
@@ -100,6 +112,20 @@ exec ganesha.nfsd -F -f {conf} -L {log} -p /run/ganesha/ganesha.pid -N NIV_EVENT
         log,
     });
     state.save()
+}
+
+/// An export of Gluster volume `volume` (served by glusterd on `host`) through gfapi.
+fn gluster_export(host: &Host, volume: &str, subnet: &str) -> String {
+    format!(
+        "EXPORT {{
+  Export_Id = 2; Path = \"/\"; Pseudo = {GLUSTER_PSEUDO};
+  Access_Type = None; Squash = All_Squash; Anonymous_Uid = 65534; Anonymous_Gid = 65534; SecType = sys; Protocols = 3, 4; Transports = TCP;
+  CLIENT {{ Clients = {subnet}; Access_Type = RW; }}
+  FSAL {{ Name = GLUSTER; Hostname = \"{addr}\"; Volume = \"{volume}\"; }}
+}}
+",
+        addr = host.address
+    )
 }
 
 #[cfg(test)]

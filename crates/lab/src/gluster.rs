@@ -220,6 +220,9 @@ pub fn mount(state: &mut LabState, client: &Host, server: &Host, volume: &str) -
         }
         std::thread::sleep(Duration::from_millis(200));
     }
+    // Writable for every client identity: NFS through the Gluster FSAL squashes to nobody.
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&mnt, std::fs::Permissions::from_mode(0o1777))?;
     Ok(mnt)
 }
 

@@ -157,7 +157,8 @@ fn build(state: &mut LabState, opts: &UpOptions, shaping: Option<(String, u64)>)
         for s in &h.services {
             match (s, &data) {
                 (Service::Samba, Some(d)) => samba::start_replica(state, h, d, &password)?,
-                (Service::Ganesha, Some(d)) => ganesha::start(state, h, d)?,
+                // Ganesha starts after the Gluster volumes it may export.
+                (Service::Ganesha, _) => {}
                 (Service::DfsRoot, _) => samba::start_dfs_root(state, h, &replicas, &password)?,
                 (Service::Gluster, Some(_)) => gluster::start_daemon(state, h)?,
                 _ => {}
@@ -170,7 +171,18 @@ fn build(state: &mut LabState, opts: &UpOptions, shaping: Option<(String, u64)>)
             gluster::mount(state, client, first, volume)?;
         }
     }
+    if let Some(g) = topo.host_with(Service::Ganesha).cloned() {
+        let data = state.file(format!("srv/{}", g.name));
+        ganesha::start(state, &g, &data, gluster_export_of(&topo, &g))?;
+    }
     Ok(())
+}
+
+/// The Gluster volume Ganesha on `g` exports through the Gluster FSAL: the replicated
+/// volume, when `g` is one of its Gluster hosts.
+fn gluster_export_of(t: &Topology, g: &topology::Host) -> Option<&'static str> {
+    let hosts = t.gluster_hosts();
+    (hosts.len() >= 2 && g.services.contains(&Service::Gluster)).then_some(gluster::REPLICA)
 }
 
 fn all_alive(state: &LabState) -> bool {
@@ -387,6 +399,10 @@ pub fn targets(state: &LabState) -> Vec<LabTarget> {
             format!("nfs://{}{}/?version=4", g.address, ganesha::PSEUDO),
             &g.name,
         );
+        if gluster_export_of(t, g).is_some() {
+            let url = format!("nfs://{}/?version=3", g.address);
+            add("gluster-nfs3", url, &g.name);
+        }
     }
     if let Some(d) = t.host_with(Service::DfsRoot) {
         add(
@@ -594,7 +610,10 @@ pub fn restart(host: &str) -> Result<()> {
         match s {
             Service::Samba => samba::start_replica(&mut state, &h, &data, &password)?,
             Service::DfsRoot => samba::start_dfs_root(&mut state, &h, &replicas, &password)?,
-            Service::Ganesha => ganesha::start(&mut state, &h, &data)?,
+            Service::Ganesha => {
+                let volume = gluster_export_of(&state.topology, &h);
+                ganesha::start(&mut state, &h, &data, volume)?
+            }
             Service::Gluster => gluster::start_daemon(&mut state, &h)?,
         }
     }
