@@ -12,9 +12,12 @@ deps:
 build: deps
 	$(CARGO) build --release --locked
 
-# The main job. Until the studies land: tmpfs against a disk directory.
+# The main job. Until the studies land: tmpfs against a disk directory, then the report.
+DEMO_OUT := sharebench-results/demo-$(shell date -u +%Y%m%dT%H%M%SZ)
 demo: build
-	$(BIN) run --file-sizes 1m,16m,64m --record-sizes 4k,64k,1m --reps 3 /dev/shm /var/tmp
+	$(BIN) run --file-sizes 1m,16m,64m --record-sizes 4k,64k,1m --reps 3 --out $(DEMO_OUT) /dev/shm /var/tmp
+	$(BIN) report $(DEMO_OUT) --baseline /dev/shm --out $(DEMO_OUT)/report
+	@echo "Report: $(CURDIR)/$(DEMO_OUT)/report/report.html"
 
 lint:
 	$(CARGO) fmt --all -- --check
