@@ -72,6 +72,9 @@ impl Backend for NullBackend {
     fn purge_cache(&self, _path: &str, _how: PurgeRequest) -> io::Result<Purge> {
         Ok(Purge::NotNeeded)
     }
+    fn set_times(&self, _path: &str, _atime_ns: i128, _mtime_ns: i128) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 struct NullFile {
@@ -115,6 +118,9 @@ impl FileHandle for NullFile {
         Ok(())
     }
     fn set_len(&mut self, _len: u64) -> io::Result<()> {
+        Ok(())
+    }
+    fn allocate(&mut self, _offset: u64, _len: u64) -> io::Result<()> {
         Ok(())
     }
     fn map(&mut self, _len: u64, _writable: bool) -> io::Result<Box<dyn Mapping>> {

@@ -168,6 +168,28 @@ impl Backend for PosixBackend {
         fs::set_permissions(self.path(path), fs::Permissions::from_mode(mode))
     }
 
+    fn set_times(&self, path: &str, atime_ns: i128, mtime_ns: i128) -> io::Result<()> {
+        let ts = |ns: i128| {
+            nix::sys::time::TimeSpec::new(
+                ns.div_euclid(1_000_000_000) as libc::time_t,
+                ns.rem_euclid(1_000_000_000) as libc::c_long,
+            )
+        };
+        nix::sys::stat::utimensat(
+            nix::fcntl::AT_FDCWD,
+            &self.path(path),
+            &ts(atime_ns),
+            &ts(mtime_ns),
+            nix::sys::stat::UtimensatFlags::NoFollowSymlink,
+        )
+        .map_err(io::Error::from)
+    }
+
+    fn extents(&self, path: &str) -> io::Result<u64> {
+        let file = File::open(self.path(path))?;
+        crate::ffi::fiemap::count_extents(&file)
+    }
+
     fn purge_cache(&self, path: &str, how: PurgeRequest) -> io::Result<Purge> {
         let full = self.path(path);
         match how {
@@ -279,6 +301,16 @@ impl FileHandle for PosixFile {
 
     fn set_len(&mut self, len: u64) -> io::Result<()> {
         self.f().set_len(len)
+    }
+
+    fn allocate(&mut self, offset: u64, len: u64) -> io::Result<()> {
+        nix::fcntl::fallocate(
+            &*self.f(),
+            nix::fcntl::FallocateFlags::empty(),
+            offset as libc::off_t,
+            len as libc::off_t,
+        )
+        .map_err(io::Error::from)
     }
 
     fn map(&mut self, len: u64, writable: bool) -> io::Result<Box<dyn Mapping>> {

@@ -6,8 +6,13 @@ use crate::session::{self, SessionSpec};
 use crate::summary;
 use clap::{Args, ValueEnum};
 use sharebench_core::op::{parse_op_list, Op};
-use sharebench_core::plan::{self, CachePolicy, Plan, Timing};
+use sharebench_core::plan::{
+    self, CachePolicy, MetadataParams, Plan, Prealloc, PreallocHints, SmallfilesParams,
+    StreamParams, Timing, Workload,
+};
+use sharebench_core::record::{Record, Scope, Status};
 use sharebench_core::size::{parse_size, parse_size_list, BareUnit};
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -105,6 +110,138 @@ pub struct RunArgs {
     /// Results directory (new or empty); default ./sharebench-results/<UTC time>-<pid>/
     #[arg(short = 'o', long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+
+    /// What to measure: iozone (the operation x file size x record size matrix); metadata
+    /// (the Connectathon basic tests); smallfiles (a ~1,800-file web tree copied as rsync -a
+    /// does, re-synced, modified, deleted); stream (concurrent media streams recorded and
+    /// played back, with fragmentation). See docs/workloads.md
+    #[arg(short = 'w', long, value_enum, default_value_t = WorkloadArg::Iozone)]
+    pub workload: WorkloadArg,
+
+    /// metadata: sweep test1/test2 over these counts (N files and N directories in one
+    /// directory each step), e.g. 100,200,500,1000,5000
+    #[arg(long, value_name = "LIST", value_parser = parse_counts)]
+    pub counts: Option<CountList>,
+
+    /// metadata: Connectathon's test1 tree as LEVELS,FILES,DIRS (used without --counts)
+    #[arg(long, value_name = "L,F,D", default_value = "5,5,2", value_parser = parse_tree)]
+    pub tree: (u32, u32, u32),
+
+    /// smallfiles: also run the real `rsync -a` (directory targets only), side by side
+    #[arg(long)]
+    pub with_rsync: bool,
+
+    /// smallfiles: per cent of files changed before the second re-sync
+    #[arg(long, value_name = "PCT", default_value_t = 10, value_parser = clap::value_parser!(u32).range(0..=100))]
+    pub modify_pct: u32,
+
+    /// stream: numbers of concurrent streams, measured one after the other
+    #[arg(long, value_name = "LIST", default_value = "1,2,4", value_parser = parse_counts)]
+    pub streams: CountList,
+
+    /// stream: bytes each stream records (k/m/g = KiB/MiB/GiB)
+    #[arg(long, value_name = "SIZE", default_value = "256m", value_parser = parse_one_size)]
+    pub stream_size: u64,
+
+    /// stream: bit rate per stream, e.g. 20mbit, 500kbit, 1gbit (decimal units); unbounded when absent
+    #[arg(long, value_name = "RATE", value_parser = parse_bitrate)]
+    pub bitrate: Option<u64>,
+
+    /// stream: the client's pre-allocation pattern while recording (windows: one-byte
+    /// writes at a 128 KiB stride, up to 15 MiB ahead of the data)
+    #[arg(long, value_enum, default_value_t = HintsArg::None)]
+    pub prealloc_hints: HintsArg,
+
+    /// stream: the server-side mitigation when a write extends a file
+    #[arg(long, value_enum, default_value_t = PreallocArg::None)]
+    pub prealloc: PreallocArg,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum WorkloadArg {
+    Iozone,
+    Metadata,
+    Smallfiles,
+    Stream,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum HintsArg {
+    None,
+    Windows,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum PreallocArg {
+    None,
+    Fallocate,
+    ZeroFill,
+}
+
+/// A parsed list of counts.
+#[derive(Clone, Debug)]
+pub struct CountList(pub Vec<u64>);
+
+fn parse_counts(s: &str) -> Result<CountList, String> {
+    s.split(',')
+        .map(|p| {
+            let p = p.trim().replace('_', "");
+            p.parse::<u64>()
+                .map_err(|_| format!("'{p}' is not a whole number"))
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(CountList)
+}
+
+fn parse_tree(s: &str) -> Result<(u32, u32, u32), String> {
+    let v: Vec<u32> = s
+        .split(',')
+        .map(|p| {
+            p.trim()
+                .parse::<u32>()
+                .map_err(|_| format!("'{p}' is not a whole number"))
+        })
+        .collect::<Result<_, _>>()?;
+    match v.as_slice() {
+        &[l, f, d] if l <= 20 && f <= 100_000 && d <= 100_000 => Ok((l, f, d)),
+        [_, _, _] => Err("at most 20 levels and 100000 files or dirs per directory".into()),
+        _ => Err("give LEVELS,FILES,DIRS, e.g. 5,5,2".into()),
+    }
+}
+
+/// A bit rate in bits per second: a number with an optional decimal unit (k, m, g) and
+/// `bit`, `b`, `bps` or `bit/s`; `B` or `byte` for bytes.
+pub fn parse_bitrate(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let n: f64 = num
+        .parse()
+        .map_err(|_| format!("'{s}' is not a bit rate (e.g. 20mbit)"))?;
+    let unit_l = unit.to_ascii_lowercase();
+    let (mult, rest) = match unit_l.chars().next() {
+        Some('k') => (1e3, &unit[1..]),
+        Some('m') => (1e6, &unit[1..]),
+        Some('g') => (1e9, &unit[1..]),
+        _ => (1.0, unit),
+    };
+    let bytes = matches!(rest, "B" | "Bps" | "B/s" | "byte" | "bytes");
+    let bits = matches!(
+        rest.to_ascii_lowercase().as_str(),
+        "" | "bit" | "bits" | "b" | "bps" | "bit/s"
+    );
+    if !bytes && !bits {
+        return Err(format!(
+            "'{s}': unknown bit rate unit '{unit}' (e.g. 20mbit)"
+        ));
+    }
+    let v = n * mult * if bytes { 8.0 } else { 1.0 };
+    if !(1.0..1e15).contains(&v) {
+        return Err(format!("--bitrate {s} is out of range"));
+    }
+    Ok(v.round() as u64)
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -141,8 +278,158 @@ fn parse_one_size(s: &str) -> Result<u64, String> {
 const DEFAULT_FILE_SIZES: [u64; 3] = [plan::MIB, 16 * plan::MIB, 128 * plan::MIB];
 const DEFAULT_RECORD_SIZES: [u64; 3] = [4 * plan::KIB, 64 * plan::KIB, plan::MIB];
 
+/// The workload and its parameters, for the workloads other than IOzone's.
+fn build_workload(a: &RunArgs) -> CliResult<Workload> {
+    if a.workload == WorkloadArg::Iozone {
+        return Ok(Workload::Iozone);
+    }
+    let first_record = a.record_sizes.as_ref().map(|l| l.0.clone());
+    if first_record.as_ref().is_some_and(|r| r.len() != 1) {
+        return Err(CliError::usage(
+            "--record-sizes takes one size with --workload metadata or stream",
+        ));
+    }
+    let record = first_record.and_then(|r| r.first().copied());
+    Ok(match a.workload {
+        WorkloadArg::Iozone => Workload::Iozone,
+        WorkloadArg::Metadata => {
+            let d = MetadataParams::default();
+            let (levels, files, dirs) = a.tree;
+            Workload::Metadata(MetadataParams {
+                counts: a.counts.clone().map(|c| c.0).unwrap_or_default(),
+                levels,
+                files,
+                dirs,
+                file_sizes: a
+                    .file_sizes
+                    .clone()
+                    .map(|l| l.0)
+                    .unwrap_or(d.file_sizes.clone()),
+                io_size: record.unwrap_or(d.io_size),
+                ..d
+            })
+        }
+        WorkloadArg::Smallfiles => Workload::Smallfiles(SmallfilesParams {
+            tree_seed: a.seed,
+            modify_pct: a.modify_pct,
+            with_rsync: a.with_rsync,
+        }),
+        WorkloadArg::Stream => Workload::Stream(StreamParams {
+            streams: a
+                .streams
+                .0
+                .iter()
+                .map(|&n| u32::try_from(n).unwrap_or(u32::MAX))
+                .collect(),
+            stream_size: a.stream_size,
+            io_size: record.unwrap_or(plan::MIB),
+            bitrate_bps: a.bitrate,
+            hints: match a.prealloc_hints {
+                HintsArg::None => PreallocHints::None,
+                HintsArg::Windows => PreallocHints::Windows,
+            },
+            prealloc: match a.prealloc {
+                PreallocArg::None => Prealloc::None,
+                PreallocArg::Fallocate => Prealloc::Fallocate,
+                PreallocArg::ZeroFill => Prealloc::ZeroFill,
+            },
+        }),
+    })
+}
+
+/// Options that belong to one workload only, given with another: a usage error.
+fn check_workload_options(a: &RunArgs) -> CliResult<()> {
+    let w = a.workload;
+    let wrong =
+        |opt: &str, needs: &str| Err(CliError::usage(format!("{opt} needs --workload {needs}")));
+    if a.counts.is_some() && w != WorkloadArg::Metadata {
+        return wrong("--counts", "metadata");
+    }
+    if a.with_rsync && w != WorkloadArg::Smallfiles {
+        return wrong("--with-rsync", "smallfiles");
+    }
+    if (a.bitrate.is_some()
+        || !matches!(a.prealloc_hints, HintsArg::None)
+        || !matches!(a.prealloc, PreallocArg::None))
+        && w != WorkloadArg::Stream
+    {
+        return wrong("--bitrate, --prealloc-hints and --prealloc", "stream");
+    }
+    if w != WorkloadArg::Iozone && (a.auto || a.threads > 1 || a.mmap || a.verify) {
+        return Err(CliError::usage(
+            "--auto, --threads, --mmap and --verify are for --workload iozone (streams: --streams)",
+        ));
+    }
+    if a.with_rsync {
+        if let Some(t) = a
+            .targets
+            .iter()
+            .find(|t| t.contains("://") && !t.starts_with("file://") || t.starts_with("lab:"))
+        {
+            return Err(CliError::usage(format!(
+                "--with-rsync needs directory targets; rsync cannot reach '{t}'"
+            )));
+        }
+        let found = std::process::Command::new("rsync")
+            .arg("--version")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !found {
+            return Err(CliError::usage(
+                "--with-rsync: the rsync binary is not installed",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The up-front space check (statfs) for directory targets: counts too large for the free
+/// inodes or space are refused before anything runs. Lab targets are checked by the engine.
+fn check_targets_space(plan: &Plan, targets: &[String]) -> CliResult<()> {
+    let (inodes, bytes) = match &plan.workload {
+        Workload::Iozone => return Ok(()),
+        Workload::Metadata(m) => m.needs(),
+        Workload::Smallfiles(s) => s.needs(),
+        Workload::Stream(s) => s.needs(),
+    };
+    for t in targets.iter().filter(|t| !t.starts_with("lab:")) {
+        // A target that cannot be opened is reported by the session, in its own words.
+        let Ok(backend) = sharebench_backends::open_target(t) else {
+            continue;
+        };
+        sharebench_core::workload::check_space(backend.as_ref(), "", inodes, bytes).map_err(
+            |e| {
+                CliError::usage(format!(
+                    "target '{t}': {} workload {e}",
+                    plan.workload.name()
+                ))
+            },
+        )?;
+    }
+    Ok(())
+}
+
 /// Builds the plan the options describe.
 pub fn build_plan(a: &RunArgs) -> CliResult<Plan> {
+    check_workload_options(a)?;
+    let workload = build_workload(a)?;
+    if workload != Workload::Iozone {
+        let plan = Plan {
+            workload,
+            reps: a.reps,
+            cache: match a.cache {
+                CacheArg::Keep => CachePolicy::Keep,
+                _ => CachePolicy::Drop,
+            },
+            seed: a.seed,
+            keep_files: a.keep_files,
+            ..Plan::default()
+        };
+        plan.validate().map_err(CliError::usage)?;
+        return Ok(plan);
+    }
     let cells = if a.auto {
         let (min_rec, max_rec) = match &a.record_sizes {
             Some(SizeList(r)) => (r[0], *r.last().unwrap_or(&r[0])),
@@ -202,6 +489,7 @@ pub fn build_plan(a: &RunArgs) -> CliResult<Plan> {
 
 pub fn main(args: RunArgs) -> CliResult<()> {
     let plan = build_plan(&args)?;
+    check_targets_space(&plan, &args.targets)?;
     let spec = SessionSpec {
         plan: &plan,
         targets: &args.targets,
@@ -210,11 +498,115 @@ pub fn main(args: RunArgs) -> CliResult<()> {
     };
     let result = session::execute(spec, &mut |_| {})?;
     let mut out = std::io::stdout().lock();
-    summary::print(&result.records, &mut out);
+    if plan.workload == Workload::Iozone {
+        summary::print(&result.records, &mut out);
+    } else {
+        print_workload_summary(&result.records, &mut out);
+    }
     // A closed stdout (`| head`) must not turn a finished run into a panic.
     let _ = writeln!(out, "Results: {}", result.out_dir.display());
     match session::outcome_error(&result) {
         Some(e) => Err(e),
         None => Ok(()),
+    }
+}
+
+/// Values over repetitions, their unit, and extents per file.
+type Group = (Vec<f64>, &'static str, Option<f64>);
+
+/// The terminal summary of the metadata, smallfiles and stream workloads: per target and
+/// operation, the median over repetitions of its rate (operations/s, or MiB/s for data).
+fn print_workload_summary(records: &[Record], out: &mut dyn Write) {
+    // (target, order, label) -> (values, unit, extents)
+    let mut groups: BTreeMap<(String, usize, String), Group> = BTreeMap::new();
+    let mut order: Vec<String> = Vec::new();
+    for r in records
+        .iter()
+        .filter(|r| r.status == Status::Ok && r.scope != Scope::Worker)
+    {
+        let g = &r.figures;
+        let mut label = r.op.clone();
+        if let Some(t) = &g.test {
+            label = format!("{t} {label}");
+        }
+        if let Some(n) = g.streams {
+            label = format!("{label} x{n}");
+        } else if r.workload == "metadata" && r.bytes > 0 {
+            label = format!(
+                "{label} {}",
+                sharebench_core::size::format_size(r.file_size)
+            );
+        } else if r.workload == "metadata" && g.dirs.is_some() && g.files.is_some() {
+            label = format!("{label} n={}", g.files.unwrap_or(0));
+        }
+        let (value, unit) = if r.bytes > 0 || r.workload == "stream" {
+            (r.throughput_kib_s / 1024.0, "MiB/s")
+        } else {
+            (g.ops_per_s.unwrap_or(0.0), "ops/s")
+        };
+        let pos = order.iter().position(|o| o == &label).unwrap_or_else(|| {
+            order.push(label.clone());
+            order.len() - 1
+        });
+        let e = groups
+            .entry((r.target.clone(), pos, label))
+            .or_insert((Vec::new(), unit, None));
+        e.0.push(value);
+        if r.workload == "smallfiles" {
+            e.1 = "files/s";
+            *e.0.last_mut().unwrap_or(&mut 0.0) = g.ops_per_s.unwrap_or(0.0);
+        }
+        if g.extents_per_file.is_some() {
+            e.2 = g.extents_per_file;
+        }
+    }
+    if groups.is_empty() {
+        let _ = writeln!(out, "No successful measurements.");
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "{:<24} {:<30} {:>12} {:<8} {:>5} {:>9}",
+        "target", "operation", "median", "unit", "reps", "extents"
+    );
+    for ((target, _, label), (values, unit, extents)) in &groups {
+        let mut v = values.clone();
+        v.sort_by(|a, b| a.total_cmp(b));
+        let median = if v.len() % 2 == 1 {
+            v[v.len() / 2]
+        } else {
+            (v[v.len() / 2 - 1] + v[v.len() / 2]) / 2.0
+        };
+        let name = if target.len() > 24 {
+            format!("...{}", &target[target.len() - 21..])
+        } else {
+            target.clone()
+        };
+        let ext = extents
+            .map(|e| format!("{e:.0}"))
+            .unwrap_or_else(|| "-".into());
+        let _ = writeln!(
+            out,
+            "{name:<24} {label:<30} {median:>12.1} {unit:<8} {:>5} {ext:>9}",
+            v.len()
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_bitrate;
+
+    #[test]
+    fn bit_rates() {
+        assert_eq!(parse_bitrate("20mbit"), Ok(20_000_000));
+        assert_eq!(parse_bitrate("20Mbit"), Ok(20_000_000));
+        assert_eq!(parse_bitrate("1.5gbit"), Ok(1_500_000_000));
+        assert_eq!(parse_bitrate("500k"), Ok(500_000));
+        assert_eq!(parse_bitrate("2MB"), Ok(16_000_000));
+        assert_eq!(parse_bitrate("64000"), Ok(64_000));
+        assert!(parse_bitrate("0").is_err());
+        assert!(parse_bitrate("fast").is_err());
+        assert!(parse_bitrate("20parsecs").is_err());
     }
 }

@@ -144,6 +144,17 @@ pub trait Backend: Send + Sync {
     fn chmod(&self, path: &str, mode: u32) -> io::Result<()>;
     /// Empties the caches that would serve `path` from memory, as well as the backend can.
     fn purge_cache(&self, path: &str, how: PurgeRequest) -> io::Result<Purge>;
+    /// Sets access and modification times, in nanoseconds since the epoch (utimensat; what
+    /// `rsync -a` does after writing a file). Unsupported by default.
+    fn set_times(&self, _path: &str, _atime_ns: i128, _mtime_ns: i128) -> io::Result<()> {
+        Err(unsupported("setting file times"))
+    }
+    /// How the file's data lies on the device: the number of physically contiguous extents
+    /// (FIEMAP, after syncing the file), as `filefrag` counts them. Unsupported by default
+    /// (a network client sees no blocks).
+    fn extents(&self, _path: &str) -> io::Result<u64> {
+        Err(unsupported("FIEMAP (extent maps)"))
+    }
 }
 
 /// An open file. Cursor calls (`read`, `write`, `seek`) and positional calls are both
@@ -184,6 +195,11 @@ pub trait FileHandle: Send {
     /// opened); unsupported by default.
     fn map(&mut self, _len: u64, _writable: bool) -> io::Result<Box<dyn Mapping>> {
         Err(unsupported("mmap"))
+    }
+    /// Reserves blocks for `len` bytes from `offset` without writing them (fallocate mode 0:
+    /// the file grows to cover them). Unsupported by default.
+    fn allocate(&mut self, _offset: u64, _len: u64) -> io::Result<()> {
+        Err(unsupported("fallocate"))
     }
     /// Closes the file, reporting errors a plain drop would hide (NFS reports write errors here).
     fn close(self: Box<Self>) -> io::Result<()>;

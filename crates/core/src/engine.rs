@@ -8,7 +8,7 @@ use crate::cpu::CpuSnapshot;
 use crate::latency::LatencyRecorder;
 use crate::op::Op;
 use crate::pattern;
-use crate::plan::{CachePolicy, Cell, Plan};
+use crate::plan::{CachePolicy, Cell, Plan, Workload};
 use crate::record::{Record, Scope, Status, ThroughputSummary, SCHEMA_VERSION};
 use crate::server_cpu;
 use crate::workdir::Workdir;
@@ -72,6 +72,9 @@ pub fn run(
     cancel: &AtomicBool,
     observer: &mut dyn Observer,
 ) -> io::Result<RunSummary> {
+    if plan.workload != Workload::Iozone {
+        return run_workload(plan, targets, run_id, cancel, observer);
+    }
     let mut summary = RunSummary::default();
     let mut dead = vec![false; targets.len()];
     for rep in 0..plan.reps {
@@ -101,6 +104,100 @@ pub fn run(
                         summary.interrupted = true;
                         return Ok(summary);
                     }
+                }
+            }
+        }
+    }
+    Ok(summary)
+}
+
+/// Checks up front that a target has the inodes and space the workload needs.
+pub fn preflight(plan: &Plan, target: &Target) -> Result<(), String> {
+    let (inodes, bytes) = match &plan.workload {
+        Workload::Iozone => return Ok(()),
+        Workload::Metadata(m) => m.needs(),
+        Workload::Smallfiles(s) => s.needs(),
+        Workload::Stream(s) => s.needs(),
+    };
+    crate::workload::check_space(target.backend.as_ref(), &target.workdir.path, inodes, bytes)
+        .map_err(|e| format!("{}: {} workload: {e}", target.name, plan.workload.name()))
+}
+
+/// The metadata, smallfiles and stream workloads: repetitions outermost, then targets, so
+/// targets are interleaved in time as with IOzone's matrix.
+fn run_workload(
+    plan: &Plan,
+    targets: &[Target],
+    run_id: &str,
+    cancel: &AtomicBool,
+    observer: &mut dyn Observer,
+) -> io::Result<RunSummary> {
+    use crate::workload::{self, iozone::PassError, WorkloadRun};
+    let mut summary = RunSummary::default();
+    let mut dead = vec![false; targets.len()];
+    for (t, target) in targets.iter().enumerate() {
+        if let Err(why) = preflight(plan, target) {
+            dead[t] = true;
+            observer.warn(&why);
+            let mut w = WorkloadRun {
+                plan,
+                run_id,
+                target,
+                rep: 0,
+                cancel,
+                observer: &mut *observer,
+                summary: &mut summary,
+                phase: String::new(),
+            };
+            let mut r = w.record("preflight", &workload::now_rfc3339());
+            r.status = Status::Failed;
+            r.error = Some(why);
+            if let Err(PassError::Io(e)) = w.emit(&r) {
+                return Err(e);
+            }
+        }
+    }
+    for rep in 0..plan.reps {
+        for (t, target) in targets.iter().enumerate() {
+            if dead[t] {
+                continue;
+            }
+            let mut w = WorkloadRun {
+                plan,
+                run_id,
+                target,
+                rep,
+                cancel,
+                observer: &mut *observer,
+                summary: &mut summary,
+                phase: String::new(),
+            };
+            let ran = match &plan.workload {
+                Workload::Iozone => Ok(()),
+                Workload::Metadata(p) => workload::metadata::run(&mut w, p),
+                Workload::Smallfiles(p) => workload::smallfiles::run(&mut w, p),
+                Workload::Stream(p) => workload::stream::run(&mut w, p),
+            };
+            match ran {
+                Ok(()) => {}
+                Err(PassError::Interrupted) => {
+                    summary.interrupted = true;
+                    return Ok(summary);
+                }
+                Err(PassError::Io(e)) => {
+                    let mut r = w.record(&w.phase, &workload::now_rfc3339());
+                    r.status = Status::Failed;
+                    r.error = Some(e.to_string());
+                    match w.emit(&r) {
+                        Ok(()) => {}
+                        Err(PassError::Io(e)) => return Err(e),
+                        Err(PassError::Interrupted) => {}
+                    }
+                    dead[t] = true;
+                    observer.warn(&format!(
+                        "{}: giving up on this target after an error: {e}",
+                        target.name
+                    ));
                 }
             }
         }
@@ -473,6 +570,7 @@ fn base_record(ctx: &Context, op: Op, scope: Scope, started_at: &str) -> Record 
         mismatch_file: None,
         mismatch_offset: None,
         started_at: started_at.to_string(),
+        figures: Default::default(),
     }
 }
 

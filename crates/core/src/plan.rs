@@ -127,9 +127,157 @@ pub struct Timing {
     pub mmap: bool,
 }
 
+/// Which family of measurements a plan runs. `Iozone` is the file-size x record-size
+/// matrix of `ops` and `cells`; the others ignore both and carry their own parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum Workload {
+    #[default]
+    Iozone,
+    /// The Connectathon basic tests (docs/workloads.md).
+    Metadata(MetadataParams),
+    /// A generated web-application tree copied, re-synced, modified and deleted.
+    Smallfiles(SmallfilesParams),
+    /// Concurrent media streams recorded and played back, with fragmentation.
+    Stream(StreamParams),
+}
+
+impl Workload {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Workload::Iozone => "iozone",
+            Workload::Metadata(_) => "metadata",
+            Workload::Smallfiles(_) => "smallfiles",
+            Workload::Stream(_) => "stream",
+        }
+    }
+}
+
+/// Parameters of the Connectathon basic tests; defaults are Connectathon's own.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MetadataParams {
+    /// test1/test2 sweep: for each count N, one directory gets N files and N directories.
+    /// Empty: Connectathon's tree of `levels`, `files`, `dirs` only.
+    pub counts: Vec<u64>,
+    /// test1 tree: depth, files per directory, subdirectories per directory.
+    pub levels: u32,
+    pub files: u32,
+    pub dirs: u32,
+    /// test3 lookups, test4 setattr/getattr rounds, test6 readdir rounds, test7/test8
+    /// rounds, test9 statfs calls (Connectathon: 250, 50, 200, 10, 20, 1500).
+    pub lookups: u64,
+    pub attr_rounds: u64,
+    pub readdir_rounds: u64,
+    pub link_rounds: u64,
+    pub symlink_rounds: u64,
+    pub statfs_calls: u64,
+    /// test4/test7/test8 files, test6 directory entries (Connectathon: 10, 10, 10, 200).
+    pub attr_files: u64,
+    pub readdir_files: u64,
+    /// test5 file sizes (sweep for the buffered-read cliff); Connectathon: 1 MB.
+    pub file_sizes: Vec<u64>,
+    /// test5 transfer size (Connectathon's BUFSZ: 8 KiB).
+    pub io_size: u64,
+}
+
+impl Default for MetadataParams {
+    fn default() -> Self {
+        MetadataParams {
+            counts: Vec::new(),
+            levels: 5,
+            files: 5,
+            dirs: 2,
+            lookups: 250,
+            attr_rounds: 50,
+            readdir_rounds: 200,
+            link_rounds: 10,
+            symlink_rounds: 20,
+            statfs_calls: 1500,
+            attr_files: 10,
+            readdir_files: 200,
+            file_sizes: vec![MIB],
+            io_size: 8 * KIB,
+        }
+    }
+}
+
+/// Parameters of the small-file tree workload.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SmallfilesParams {
+    /// Seed of the tree (names, sizes, modes, times); counts and total bytes do not depend on it.
+    pub tree_seed: u64,
+    /// Per cent of files changed before the second re-sync.
+    pub modify_pct: u32,
+    /// Also drive the real `rsync -a` binary (directory targets only).
+    pub with_rsync: bool,
+}
+
+impl Default for SmallfilesParams {
+    fn default() -> Self {
+        SmallfilesParams {
+            tree_seed: 1,
+            modify_pct: 10,
+            with_rsync: false,
+        }
+    }
+}
+
+/// The client's pre-allocation pattern while recording.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum PreallocHints {
+    #[default]
+    None,
+    /// One-byte writes at a 128 KiB stride, up to 15 MiB ahead of the data (seed 002).
+    Windows,
+}
+
+/// What the server side does when a write extends the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Prealloc {
+    #[default]
+    None,
+    /// fallocate() the new range first.
+    Fallocate,
+    /// Write zeros over the new range first (Samba's `strict allocate`).
+    ZeroFill,
+}
+
+/// Parameters of the stream workload.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StreamParams {
+    /// Numbers of concurrent streams to measure, one after the other.
+    pub streams: Vec<u32>,
+    /// Bytes each stream records.
+    pub stream_size: u64,
+    /// Bytes per write/read call.
+    pub io_size: u64,
+    /// Bits per second per stream; `None` = unbounded.
+    pub bitrate_bps: Option<u64>,
+    pub hints: PreallocHints,
+    pub prealloc: Prealloc,
+}
+
+impl Default for StreamParams {
+    fn default() -> Self {
+        StreamParams {
+            streams: vec![1, 2, 4],
+            stream_size: 256 * MIB,
+            io_size: MIB,
+            bitrate_bps: None,
+            hints: PreallocHints::None,
+            prealloc: Prealloc::None,
+        }
+    }
+}
+
 /// A whole run, for every target.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
+    /// The workload; `ops` and `cells` are IOzone's and empty for the others.
+    #[serde(default)]
+    pub workload: Workload,
     pub ops: Vec<Op>,
     pub cells: Vec<Cell>,
     /// Workers on separate files, started together (throughput mode when > 1).
@@ -155,6 +303,7 @@ pub struct Plan {
 impl Default for Plan {
     fn default() -> Self {
         Plan {
+            workload: Workload::Iozone,
             ops: Vec::new(),
             cells: Vec::new(),
             threads: 1,
@@ -175,6 +324,15 @@ impl Default for Plan {
 impl Plan {
     /// Checks what a plan needs before any I/O; the message is one line for the user.
     pub fn validate(&self) -> Result<(), String> {
+        if self.reps == 0 {
+            return Err("--reps must be at least 1".into());
+        }
+        match &self.workload {
+            Workload::Iozone => {}
+            Workload::Metadata(m) => return m.validate(),
+            Workload::Smallfiles(s) => return s.validate(),
+            Workload::Stream(s) => return s.validate(),
+        }
         if self.ops.is_empty() {
             return Err("no operation selected".into());
         }
@@ -208,8 +366,117 @@ impl Plan {
 
     /// Bytes the plan moves per target and repetition, for progress and ETA.
     pub fn bytes_per_pass(&self) -> u64 {
+        match &self.workload {
+            Workload::Iozone => {}
+            Workload::Metadata(m) => {
+                // test5 writes and reads each size three times; the rest moves no data.
+                return m.file_sizes.iter().sum::<u64>() * 3;
+            }
+            Workload::Smallfiles(s) => {
+                let tree = crate::workload::tree::TOTAL_BYTES;
+                return tree * if s.with_rsync { 4 } else { 2 };
+            }
+            Workload::Stream(s) => {
+                let streams: u64 = s.streams.iter().map(|&n| u64::from(n)).sum();
+                return streams * s.stream_size * 2;
+            }
+        }
         let per_cell: u64 = self.cells.iter().map(|c| c.file_size).sum();
         per_cell * self.ops.len() as u64 * u64::from(self.threads)
+    }
+}
+
+/// The largest count a metadata sweep accepts (files and directories each).
+pub const MAX_COUNT: u64 = 10_000_000;
+
+impl MetadataParams {
+    pub fn validate(&self) -> Result<(), String> {
+        if self.counts.contains(&0) {
+            return Err("--counts must be at least 1 (files and directories per step)".into());
+        }
+        if let Some(c) = self.counts.iter().find(|&&c| c > MAX_COUNT) {
+            return Err(format!("--counts {c} is more than {MAX_COUNT}"));
+        }
+        if self.levels == 0 || self.files == 0 && self.dirs == 0 {
+            return Err("the test1 tree is empty (levels, files and dirs must not be 0)".into());
+        }
+        if self.file_sizes.is_empty() || self.file_sizes.contains(&0) {
+            return Err("--file-sizes must be at least 1 byte for the metadata workload".into());
+        }
+        if self.io_size == 0 || !self.io_size.is_multiple_of(4096) {
+            return Err("the test5 transfer size must be a multiple of 4 KiB".into());
+        }
+        Ok(())
+    }
+
+    /// Files and directories test1 makes for a tree of `levels`, `files`, `dirs`.
+    pub fn tree_counts(levels: u32, files: u64, dirs: u64) -> (u64, u64) {
+        let (mut f, mut d, mut width) = (0u64, 0u64, 1u64);
+        for _ in 0..levels {
+            f = f.saturating_add(width.saturating_mul(files));
+            width = width.saturating_mul(dirs);
+            d = d.saturating_add(width);
+        }
+        (f, d)
+    }
+
+    /// Inodes and bytes the largest step needs at once, for the up-front space check.
+    pub fn needs(&self) -> (u64, u64) {
+        let (tf, td) = Self::tree_counts(self.levels, u64::from(self.files), u64::from(self.dirs));
+        let sweep = self.counts.iter().copied().max().unwrap_or(0) * 2;
+        let inodes = (tf + td)
+            .max(sweep)
+            .max(self.readdir_files)
+            .max(self.attr_files * 2)
+            + 16;
+        let bytes = self.file_sizes.iter().copied().max().unwrap_or(0) + inodes * 4096;
+        (inodes, bytes)
+    }
+}
+
+impl SmallfilesParams {
+    pub fn validate(&self) -> Result<(), String> {
+        if self.modify_pct > 100 {
+            return Err("--modify-pct must be between 0 and 100".into());
+        }
+        Ok(())
+    }
+
+    /// Inodes and bytes the tree needs (twice with rsync: both copies exist at once).
+    pub fn needs(&self) -> (u64, u64) {
+        let copies = if self.with_rsync { 2 } else { 1 };
+        let inodes = (crate::workload::tree::FILES + crate::workload::tree::MAX_DIRS) * copies;
+        // Each file takes at least one block.
+        let bytes =
+            (crate::workload::tree::TOTAL_BYTES + crate::workload::tree::FILES * 4096) * copies;
+        (inodes, bytes)
+    }
+}
+
+impl StreamParams {
+    pub fn validate(&self) -> Result<(), String> {
+        if self.streams.is_empty() || self.streams.contains(&0) {
+            return Err("--streams must be at least 1".into());
+        }
+        if let Some(n) = self.streams.iter().find(|&&n| n > 1024) {
+            return Err(format!("--streams {n} is more than 1024"));
+        }
+        if self.stream_size == 0 {
+            return Err("--stream-size must be at least 1 byte".into());
+        }
+        if self.io_size == 0 || self.io_size > 256 * MIB {
+            return Err("--record-sizes for streams must be between 1 byte and 256 MiB".into());
+        }
+        if self.bitrate_bps == Some(0) {
+            return Err("--bitrate must be more than 0".into());
+        }
+        Ok(())
+    }
+
+    /// Inodes and bytes the largest step needs at once.
+    pub fn needs(&self) -> (u64, u64) {
+        let n = u64::from(self.streams.iter().copied().max().unwrap_or(1));
+        (n + 4, n.saturating_mul(self.stream_size + MIB))
     }
 }
 

@@ -114,6 +114,55 @@ pub struct Record {
     pub mismatch_offset: Option<u64>,
     /// UTC start time, RFC 3339.
     pub started_at: String,
+    /// Figures of the workloads beyond IOzone's (metadata, smallfiles, stream); all
+    /// optional, absent from iozone records.
+    #[serde(flatten)]
+    pub figures: WorkloadFigures,
+}
+
+/// Optional fields of the metadata, smallfiles and stream workloads (see docs/records.md).
+/// Flattened into the record, so each is a top-level field when present.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct WorkloadFigures {
+    /// The Connectathon basic test this operation belongs to (`test1` .. `test9`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test: Option<String>,
+    /// Operations (or files) this record counts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u64>,
+    /// Size of the tree: files (metadata: the swept count; smallfiles: files in the tree).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files: Option<u64>,
+    /// Directories in the tree.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dirs: Option<u64>,
+    /// `count / seconds`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ops_per_s: Option<f64>,
+    /// Concurrent streams (stream workload).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub streams: Option<u32>,
+    /// The bit rate asked for per stream, bits/s (absent: unbounded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bitrate_bps: Option<u64>,
+    /// The bit rate achieved per stream (the slowest stream for aggregates), bits/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub achieved_bps: Option<f64>,
+    /// Client pre-allocation pattern (`windows`) and server-side mitigation
+    /// (`fallocate`, `zero-fill`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prealloc_hints: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prealloc: Option<String>,
+    /// Mean and largest number of physically contiguous extents per file (FIEMAP).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extents_per_file: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extents_max: Option<u64>,
+    /// A finding about this measurement that is not a failure (a bit rate not sustained,
+    /// fragmentation unavailable, a mitigation unsupported).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// Appends records to `results.jsonl`, one flushed line each.
@@ -181,7 +230,7 @@ pub fn read_jsonl(path: &Path) -> io::Result<LoadedRecords> {
 }
 
 /// The CSV columns, in order: the tidy, one-row-per-record view of the schema.
-pub const CSV_COLUMNS: [&str; 36] = [
+pub const CSV_COLUMNS: [&str; 49] = [
     "run_id",
     "target",
     "backend",
@@ -218,6 +267,19 @@ pub const CSV_COLUMNS: [&str; 36] = [
     "cache_purge",
     "status",
     "error",
+    "test",
+    "count",
+    "files",
+    "dirs",
+    "ops_per_s",
+    "streams",
+    "bitrate_bps",
+    "achieved_bps",
+    "prealloc_hints",
+    "prealloc",
+    "extents_per_file",
+    "extents_max",
+    "note",
 ];
 
 /// Writes records as CSV with `CSV_COLUMNS`.
@@ -229,6 +291,8 @@ pub fn write_csv(path: &Path, records: &[Record]) -> io::Result<()> {
         let opt = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
         let has_t = r.throughput.is_some();
         let l = &r.latency;
+        let g = &r.figures;
+        let optu = |v: Option<u64>| v.map(|x| x.to_string()).unwrap_or_default();
         w.write_record([
             r.run_id.clone(),
             r.target.clone(),
@@ -272,6 +336,19 @@ pub fn write_csv(path: &Path, records: &[Record]) -> io::Result<()> {
                 .and_then(|v| v.as_str().map(String::from))
                 .unwrap_or_default(),
             r.error.clone().unwrap_or_default(),
+            g.test.clone().unwrap_or_default(),
+            optu(g.count),
+            optu(g.files),
+            optu(g.dirs),
+            opt(g.ops_per_s),
+            optu(g.streams.map(u64::from)),
+            optu(g.bitrate_bps),
+            opt(g.achieved_bps),
+            g.prealloc_hints.clone().unwrap_or_default(),
+            g.prealloc.clone().unwrap_or_default(),
+            opt(g.extents_per_file),
+            optu(g.extents_max),
+            g.note.clone().unwrap_or_default(),
         ])?;
     }
     w.flush()
@@ -318,6 +395,7 @@ pub(crate) fn sample_record() -> Record {
         mismatch_file: None,
         mismatch_offset: None,
         started_at: "2026-01-01T00:00:00Z".into(),
+        figures: WorkloadFigures::default(),
     }
 }
 

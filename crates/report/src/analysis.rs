@@ -190,13 +190,20 @@ pub fn analyse(loaded: Loaded, baseline: Option<&str>) -> Result<Analysis> {
         });
         records.extend(d.records);
     }
+    // The metadata, smallfiles and stream workloads have sections of their own.
+    let workload_ok = records
+        .iter()
+        .any(|r| r.status == Status::Ok && crate::workloads::is_workload_record(r));
     let ok: Vec<&Record> = records
         .iter()
         .filter(|r| {
-            r.status == Status::Ok && r.throughput_kib_s.is_finite() && r.throughput_kib_s > 0.0
+            r.status == Status::Ok
+                && r.throughput_kib_s.is_finite()
+                && r.throughput_kib_s > 0.0
+                && !crate::workloads::is_workload_record(r)
         })
         .collect();
-    if ok.is_empty() {
+    if ok.is_empty() && !workload_ok {
         return Err(ReportError(
             "no successful measurement in the inputs".into(),
         ));

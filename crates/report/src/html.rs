@@ -218,6 +218,7 @@ pub fn render(a: &Analysis) -> String {
         }
         h.push_str("</div>");
         h.push_str(&svg::legend(range));
+        h.push_str(&crate::surface::section(op, &a.labels, range));
         h.push_str("<h3>Throughput vs file size (IOzone's 2D view)</h3><div class=charts>");
         for label in &a.labels {
             if let Some(c) = op.cells.get(label) {
@@ -246,6 +247,7 @@ pub fn render(a: &Analysis) -> String {
         h.push_str("</details>");
     }
 
+    crate::workloads::render(&mut h, a);
     cpu_table(&mut h, a);
     throughput_table(&mut h, a);
     cache_table(&mut h, a);

@@ -19,8 +19,10 @@ pub mod import;
 pub mod load;
 pub mod stats;
 pub mod summary;
+pub mod surface;
 pub mod svg;
 pub mod warnings;
+pub mod workloads;
 pub mod xlsx;
 
 use std::fmt;

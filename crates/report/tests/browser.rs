@@ -194,3 +194,106 @@ fn report_html_is_self_contained() {
         assert_eq!(n, 0, "report.html refers to an external resource: {needle}");
     }
 }
+
+/// The 3D surface view, expanded, on a page of its own (the report's head and CSS, one
+/// operation's `<details class=surf>` opened): no console error, and a screenshot for a
+/// person to read (printed path).
+#[test]
+fn surface_view_opens_in_chromium_and_is_screenshotted() {
+    let Some(bin) = chromium() else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "chromium is not installed (scripts/install-deps.sh installs it)"
+        );
+        eprintln!("skipped: chromium is not installed");
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let cells = all_auto_cells();
+    let ops = [Op::Write, Op::Read];
+    let (nfs, smb) = (tmp.path().join("nfs"), tmp.path().join("smb"));
+    for (dir, t, seed) in [
+        (
+            &nfs,
+            Target {
+                name: "nfs",
+                factor: 1.0,
+                noise: 0.03,
+                mount_options: "vers=4.2",
+            },
+            5,
+        ),
+        (
+            &smb,
+            Target {
+                name: "smb",
+                factor: 1.1,
+                noise: 0.09,
+                mount_options: "vers=3.1.1",
+            },
+            6,
+        ),
+    ] {
+        // smb lacks a block of cells: it must show as a gap in its surface.
+        let cells: Vec<Cell> = cells
+            .iter()
+            .copied()
+            .filter(|c| {
+                t.name == "nfs"
+                    || !((1 << 20..=4 << 20).contains(&c.file_size)
+                        && (16 << 10..=64 << 10).contains(&c.record_size))
+            })
+            .collect();
+        write_dir(dir, &t, &ops, &cells, 3, seed);
+    }
+    let req = ReportRequest {
+        inputs: vec![nfs, smb],
+        labels: vec![],
+        baseline: None,
+        out: tmp.path().join("report"),
+    };
+    let html = build(&req).unwrap().1.html;
+    let head = &html[..html.find("<main>").expect("no <main>") + "<main>".len()];
+    let block = html
+        .match_indices("<details class=surf>")
+        .map(|(i, _)| &html[i..i + html[i..].find("</details>").unwrap() + "</details>".len()])
+        .find(|b| b.contains("— read</text>"))
+        .expect("no 3D surface view for read");
+    assert_eq!(block.matches("<svg").count(), 2, "one surface per target");
+    let (nfs_svg, smb_svg) = block.split_at(block.rfind("<svg").unwrap());
+    assert!(
+        smb_svg.matches("<title>").count() < nfs_svg.matches("<title>").count(),
+        "smb's missing cells are gaps"
+    );
+    assert!(block.contains("<title>file × record: KiB/s\n64k × 4k: "));
+    let page = tmp.path().join("surface.html");
+    std::fs::write(
+        &page,
+        format!(
+            "{head}{}</main></body></html>",
+            block.replacen("<details class=surf>", "<details class=surf open>", 1)
+        ),
+    )
+    .unwrap();
+    let shot = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("surface-screenshot.png");
+    let _ = std::fs::remove_file(&shot);
+    let (_, err) = run_chromium(
+        &bin,
+        &page,
+        &[
+            "--window-size=1300,620",
+            &format!("--screenshot={}", shot.display()),
+        ],
+    );
+    assert!(
+        console_errors(&err).is_empty(),
+        "console errors: {:?}",
+        console_errors(&err)
+    );
+    let png = std::fs::read(&shot).expect("no screenshot written");
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 20_000,
+        "screenshot looks empty"
+    );
+    println!("screenshot: {}", shot.display());
+}

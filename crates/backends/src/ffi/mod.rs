@@ -2,4 +2,6 @@
 //! its SAFETY argument.
 
 #[allow(unsafe_code)]
+pub mod fiemap;
+#[allow(unsafe_code)]
 pub mod mmap;

@@ -51,6 +51,7 @@ pub fn record(
         mismatch_file: None,
         mismatch_offset: None,
         started_at: "2026-01-01T00:00:00Z".into(),
+        figures: Default::default(),
     }
 }
 

@@ -1,6 +1,302 @@
 //! Workloads: families of operations written against the backend trait only.
-//! `iozone` is the file-size x record-size matrix; others (metadata, small files, streams)
-//! join here as they are built.
+//! `iozone` is the file-size x record-size matrix; `metadata` (the Connectathon basic
+//! tests), `smallfiles` (a web-application tree copied as `rsync -a` does) and `stream`
+//! (media recording and playback, with fragmentation) are run by the engine through
+//! `WorkloadRun`, which builds and emits their records.
 
 pub mod buffered;
 pub mod iozone;
+pub mod metadata;
+pub mod smallfiles;
+pub mod stream;
+pub mod tree;
+
+use crate::backend::{Backend, FileStat};
+use crate::cpu::{CpuSnapshot, CpuUsage};
+use crate::engine::{Observer, RunSummary, Target};
+use crate::latency::LatencyRecorder;
+use crate::plan::Plan;
+use crate::record::{Record, Scope, Status, SCHEMA_VERSION};
+use crate::server_cpu;
+use iozone::PassError;
+use std::io;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+/// One workload run on one target for one repetition: where records go and what they share.
+pub struct WorkloadRun<'a> {
+    pub plan: &'a Plan,
+    pub run_id: &'a str,
+    pub target: &'a Target,
+    pub rep: u32,
+    pub cancel: &'a AtomicBool,
+    pub observer: &'a mut dyn Observer,
+    pub summary: &'a mut RunSummary,
+    /// The operation under way, named in the failed record if it fails.
+    pub phase: String,
+}
+
+impl WorkloadRun<'_> {
+    pub fn backend(&self) -> &dyn Backend {
+        self.target.backend.as_ref()
+    }
+
+    /// Err(Interrupted) once Ctrl-C was pressed.
+    pub fn check(&self) -> Result<(), PassError> {
+        check(self.cancel)
+    }
+
+    /// A record of this workload with everything but the figures filled in.
+    pub fn record(&self, op: &str, started_at: &str) -> Record {
+        let info = self.target.backend.info();
+        Record {
+            schema: SCHEMA_VERSION,
+            run_id: self.run_id.to_string(),
+            target: self.target.name.clone(),
+            backend: info.backend,
+            client: info.client,
+            workload: self.plan.workload.name().into(),
+            op: op.into(),
+            file_size: 0,
+            record_size: 0,
+            threads: 1,
+            scope: Scope::Single,
+            worker: None,
+            rep: self.rep,
+            bytes: 0,
+            seconds: 0.0,
+            throughput_kib_s: 0.0,
+            cpu_user_s: 0.0,
+            cpu_sys_s: 0.0,
+            cpu_total_s: 0.0,
+            cpu_util_pct: 0.0,
+            server_cpu_s: None,
+            server_cpu_util_pct: None,
+            latency: Default::default(),
+            throughput: None,
+            stonewalled: false,
+            include_close: true,
+            include_fsync: false,
+            direct: false,
+            sync: false,
+            mmap: false,
+            cache: self.plan.cache.name().into(),
+            cache_purge: None,
+            verify: false,
+            status: Status::Ok,
+            error: None,
+            mismatch_file: None,
+            mismatch_offset: None,
+            started_at: started_at.to_string(),
+            figures: Default::default(),
+        }
+    }
+
+    /// Writes a record and counts it.
+    pub fn emit(&mut self, r: &Record) -> Result<(), PassError> {
+        self.observer.record(r).map_err(PassError::Io)?;
+        self.summary.records += 1;
+        if r.status == Status::Failed {
+            self.summary.failed += 1;
+        }
+        Ok(())
+    }
+
+    /// Starts a measured span: wall clock, this process's CPU and the servers' CPU.
+    pub fn span(&self) -> Span {
+        Span {
+            started_at: now_rfc3339(),
+            wall: Instant::now(),
+            cpu: CpuSnapshot::now(),
+            server: server_cpu::cpu_seconds(&self.target.servers),
+        }
+    }
+
+    /// Fills time, CPU and server CPU of `r` from a finished span.
+    pub fn close_span(&self, r: &mut Record, s: &SpanEnd) {
+        r.seconds = s.seconds;
+        set_cpu(r, &s.cpu, s.seconds);
+        if !self.target.servers.is_empty() {
+            r.server_cpu_s = Some(s.server_s);
+            r.server_cpu_util_pct = Some(crate::cpu::util_pct(s.server_s, s.seconds));
+        }
+    }
+
+    pub fn finish(&self, span: Span) -> SpanEnd {
+        let server_s = if self.target.servers.is_empty() {
+            0.0
+        } else {
+            (server_cpu::cpu_seconds(&self.target.servers) - span.server).max(0.0)
+        };
+        SpanEnd {
+            started_at: span.started_at,
+            seconds: span.wall.elapsed().as_secs_f64(),
+            cpu: CpuSnapshot::now().since(&span.cpu),
+            server_s,
+        }
+    }
+
+    pub fn progress(&mut self, bytes: u64, what: &str) {
+        let what = format!("{} {} {what}", self.target.name, self.plan.workload.name());
+        self.observer.progress(bytes, &what);
+    }
+}
+
+pub fn check(cancel: &AtomicBool) -> Result<(), PassError> {
+    if cancel.load(Ordering::Relaxed) {
+        Err(PassError::Interrupted)
+    } else {
+        Ok(())
+    }
+}
+
+pub fn now_rfc3339() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, true)
+}
+
+/// A measurement under way.
+pub struct Span {
+    pub started_at: String,
+    wall: Instant,
+    cpu: CpuSnapshot,
+    server: f64,
+}
+
+/// A finished measurement's time and CPU.
+pub struct SpanEnd {
+    pub started_at: String,
+    pub seconds: f64,
+    pub cpu: CpuUsage,
+    pub server_s: f64,
+}
+
+pub fn set_cpu(r: &mut Record, cpu: &CpuUsage, seconds: f64) {
+    r.cpu_user_s = cpu.user_s;
+    r.cpu_sys_s = cpu.sys_s;
+    r.cpu_total_s = cpu.total_s;
+    r.cpu_util_pct = crate::cpu::util_pct(cpu.total_s, seconds);
+}
+
+/// Counts, time and latency of one operation type.
+pub struct OpStats {
+    pub op: &'static str,
+    pub count: u64,
+    pub ns: u64,
+    pub bytes: u64,
+    pub latency: LatencyRecorder,
+}
+
+/// Times operations by type, in the order types are first seen.
+#[derive(Default)]
+pub struct OpMeter {
+    pub ops: Vec<OpStats>,
+}
+
+impl OpMeter {
+    fn slot(&mut self, op: &'static str) -> &mut OpStats {
+        let i = match self.ops.iter().position(|s| s.op == op) {
+            Some(i) => i,
+            None => {
+                self.ops.push(OpStats {
+                    op,
+                    count: 0,
+                    ns: 0,
+                    bytes: 0,
+                    latency: LatencyRecorder::new(),
+                });
+                self.ops.len() - 1
+            }
+        };
+        &mut self.ops[i]
+    }
+
+    /// Runs `f` as one operation of type `op`, timing it.
+    #[inline]
+    pub fn time<T>(
+        &mut self,
+        op: &'static str,
+        f: impl FnOnce() -> io::Result<T>,
+    ) -> io::Result<T> {
+        let t = Instant::now();
+        let r = f();
+        let ns = t.elapsed().as_nanos() as u64;
+        let s = self.slot(op);
+        s.count += 1;
+        s.ns += ns;
+        s.latency.record_ns(ns);
+        r
+    }
+
+    /// Counts one whole operation of `bytes` that took `d` (e.g. a file written in many calls).
+    pub fn record_whole(&mut self, op: &'static str, d: std::time::Duration, bytes: u64) {
+        let ns = d.as_nanos() as u64;
+        let s = self.slot(op);
+        s.count += 1;
+        s.ns += ns;
+        s.bytes += bytes;
+        s.latency.record_ns(ns);
+    }
+
+    pub fn add_bytes(&mut self, op: &'static str, bytes: u64) {
+        self.slot(op).bytes += bytes;
+    }
+
+    pub fn get(&self, op: &str) -> Option<&OpStats> {
+        self.ops.iter().find(|s| s.op == op)
+    }
+
+    pub fn total_ns(&self) -> u64 {
+        self.ops.iter().map(|s| s.ns).sum()
+    }
+}
+
+/// Removes `dir` and everything under it through the backend (symlinks are not followed).
+pub fn remove_tree(backend: &dyn Backend, dir: &str) -> io::Result<()> {
+    let st: FileStat = match backend.lstat(dir) {
+        Ok(s) => s,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    if !st.is_dir {
+        return backend.unlink(dir);
+    }
+    for e in backend.readdir(dir)? {
+        let p = format!("{dir}/{}", e.name);
+        if e.is_dir {
+            remove_tree(backend, &p)?;
+        } else {
+            backend.unlink(&p)?;
+        }
+    }
+    backend.rmdir(dir)
+}
+
+/// Checks up front that the target has the inodes and bytes a workload needs; the error
+/// is one line for the user. A file system that reports no inode count (0) is not checked
+/// for inodes.
+pub fn check_space(
+    backend: &dyn Backend,
+    dir: &str,
+    inodes: u64,
+    bytes: u64,
+) -> Result<(), String> {
+    let st = match backend.statfs(dir) {
+        Ok(s) => s,
+        Err(e) if e.kind() == io::ErrorKind::Unsupported => return Ok(()),
+        Err(e) => return Err(format!("statfs failed: {e}")),
+    };
+    if st.total_files > 0 && st.free_files < inodes {
+        return Err(format!(
+            "needs {inodes} free inodes but the file system has {}",
+            st.free_files
+        ));
+    }
+    if st.total_bytes > 0 && st.free_bytes < bytes {
+        return Err(format!(
+            "needs {} free but the file system has {}",
+            crate::size::format_size(bytes),
+            crate::size::format_size(st.free_bytes)
+        ));
+    }
+    Ok(())
+}

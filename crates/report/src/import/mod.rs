@@ -72,6 +72,7 @@ pub fn record(
         mismatch_file: None,
         mismatch_offset: None,
         started_at: String::new(),
+        figures: Default::default(),
     }
 }
 

@@ -73,6 +73,7 @@ pub fn record(target: &str, op: Op, cell: Cell, rep: u32, kib_s: f64) -> Record 
         mismatch_file: None,
         mismatch_offset: None,
         started_at: "2026-01-01T00:00:00Z".into(),
+        figures: Default::default(),
     }
 }
 

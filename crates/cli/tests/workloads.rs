@@ -1,0 +1,457 @@
+//! The workloads beyond IOzone's matrix, end to end through the binary: metadata
+//! (Connectathon basic tests and the count sweep), smallfiles (with and without the real
+//! rsync), stream (fragmentation on loop-mounted ext3 and xfs), and their bad input.
+
+mod common;
+use common::*;
+use serde_json::Value;
+
+fn ok(o: &std::process::Output) {
+    assert!(
+        o.status.success(),
+        "exit {:?}: {}{}",
+        o.status.code(),
+        stdout(o),
+        stderr(o)
+    );
+}
+
+fn f(r: &Value, k: &str) -> f64 {
+    r[k].as_f64().unwrap_or(f64::NAN)
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+#[test]
+fn metadata_sweep_and_every_basic_test_on_tmpfs() {
+    let t = shm_dir();
+    let out = t.path().join("out");
+    let target = t.path().join("target");
+    std::fs::create_dir(&target).unwrap();
+    let o = run(&[
+        "run",
+        "-w",
+        "metadata",
+        "-n",
+        "2",
+        "--counts",
+        "10,100,300",
+        "--file-sizes",
+        "64k,2m",
+        "-o",
+        out.to_str().unwrap(),
+        target.to_str().unwrap(),
+    ]);
+    ok(&o);
+    let recs = records(&out);
+    assert!(recs
+        .iter()
+        .all(|r| r["workload"] == "metadata" && r["status"] == "ok"));
+    // The sweep: every count has create and remove rates for files and directories.
+    for op in ["create-file", "create-dir", "remove-file", "remove-dir"] {
+        for n in [10, 100, 300] {
+            let hits: Vec<&Value> = recs
+                .iter()
+                .filter(|r| r["op"] == op && r["files"] == n)
+                .collect();
+            assert_eq!(hits.len(), 2, "{op} n={n}");
+            assert!(hits
+                .iter()
+                .all(|r| r["count"] == n && f(r, "ops_per_s") > 0.0));
+            assert!(hits.iter().all(|r| r["lat_count"] == n));
+        }
+    }
+    for (test, op) in [
+        ("test3", "lookup"),
+        ("test4", "setattr"),
+        ("test4", "getattr"),
+        ("test5", "write-large"),
+        ("test5", "read-buffered"),
+        ("test5", "read-uncached"),
+        ("test6", "readdir"),
+        ("test7", "rename"),
+        ("test7", "link"),
+        ("test8", "symlink"),
+        ("test8", "readlink"),
+        ("test9", "statfs"),
+    ] {
+        assert!(
+            recs.iter().any(|r| r["test"] == test && r["op"] == op),
+            "no {test} {op}"
+        );
+    }
+    let reads: Vec<&Value> = recs.iter().filter(|r| r["op"] == "read-uncached").collect();
+    assert_eq!(reads.len(), 4);
+    assert!(reads
+        .iter()
+        .all(|r| r["cache_purge"].is_string() && r["bytes"] == r["file_size"]));
+    assert_no_workdir(&target);
+    assert!(stdout(&o).contains("test1 create-file n=300"));
+}
+
+#[test]
+fn smallfiles_phases_with_and_without_rsync_on_tmpfs() {
+    let t = shm_dir();
+    let target = t.path().join("target");
+    std::fs::create_dir(&target).unwrap();
+    let out = t.path().join("plain");
+    let o = run(&[
+        "run",
+        "-w",
+        "smallfiles",
+        "-n",
+        "1",
+        "-o",
+        out.to_str().unwrap(),
+        target.to_str().unwrap(),
+    ]);
+    ok(&o);
+    let recs = records(&out);
+    let ops: Vec<&str> = recs.iter().map(|r| r["op"].as_str().unwrap()).collect();
+    assert_eq!(
+        ops,
+        ["copy", "resync-nochange", "resync-modified", "delete"]
+    );
+    let copy = &recs[0];
+    assert_eq!(copy["bytes"], 35_000_000);
+    assert_eq!(copy["count"], 1800);
+    assert!(f(copy, "cpu_total_s") > 0.0 && f(copy, "ops_per_s") > 0.0);
+    assert_eq!(recs[1]["count"], 0, "an unchanged re-sync writes nothing");
+    let modified = recs[2]["count"].as_u64().unwrap();
+    assert!((150..=210).contains(&modified), "{modified}");
+    assert_no_workdir(&target);
+
+    let out = t.path().join("rsync");
+    let o = run(&[
+        "run",
+        "-w",
+        "smallfiles",
+        "--with-rsync",
+        "-n",
+        "1",
+        "-o",
+        out.to_str().unwrap(),
+        target.to_str().unwrap(),
+    ]);
+    ok(&o);
+    let recs = records(&out);
+    let ops: Vec<&str> = recs.iter().map(|r| r["op"].as_str().unwrap()).collect();
+    assert_eq!(
+        ops,
+        [
+            "copy",
+            "rsync-copy",
+            "resync-nochange",
+            "rsync-resync-nochange",
+            "resync-modified",
+            "rsync-resync-modified",
+            "delete",
+            "rsync-delete"
+        ]
+    );
+    // rsync's own CPU is counted (a child process).
+    assert!(f(&recs[1], "cpu_total_s") > 0.0);
+    assert_no_workdir(&target);
+    let left: Vec<_> = std::fs::read_dir("/dev/shm")
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("sharebench-src-")
+        })
+        .filter(|e| {
+            let run = recs[0]["run_id"].as_str().unwrap().to_string();
+            e.file_name().to_string_lossy().contains(&run)
+        })
+        .collect();
+    assert!(left.is_empty(), "rsync source left behind");
+}
+
+#[test]
+fn stream_at_a_bit_rate_and_without_fiemap_on_tmpfs() {
+    let t = shm_dir();
+    let target = t.path().join("target");
+    std::fs::create_dir(&target).unwrap();
+    let out = t.path().join("out");
+    let o = run(&[
+        "run",
+        "-w",
+        "stream",
+        "--streams",
+        "1,2",
+        "--stream-size",
+        "4m",
+        "--bitrate",
+        "200mbit",
+        "--prealloc-hints",
+        "windows",
+        "--prealloc",
+        "zero-fill",
+        "-n",
+        "1",
+        "-o",
+        out.to_str().unwrap(),
+        target.to_str().unwrap(),
+    ]);
+    ok(&o);
+    let recs = records(&out);
+    let aggs: Vec<&Value> = recs.iter().filter(|r| r["scope"] != "worker").collect();
+    assert_eq!(aggs.len(), 4);
+    for r in &aggs {
+        assert_eq!(r["bitrate_bps"], 200_000_000);
+        assert!(f(r, "achieved_bps") > 150e6, "{r}");
+        // tmpfs has no FIEMAP: marked unavailable, the rest ran.
+        assert!(r["extents_per_file"].is_null());
+        assert!(
+            r["note"]
+                .as_str()
+                .unwrap()
+                .contains("fragmentation unavailable"),
+            "{r}"
+        );
+        assert_eq!(r["prealloc_hints"], "windows");
+        assert_eq!(r["prealloc"], "zero-fill");
+    }
+    assert_no_workdir(&target);
+
+    // A bit rate that cannot be sustained is a finding, not a failure.
+    let out = t.path().join("fast");
+    let o = run(&[
+        "run",
+        "-w",
+        "stream",
+        "--streams",
+        "1",
+        "--stream-size",
+        "64m",
+        "--bitrate",
+        "900gbit",
+        "-n",
+        "1",
+        "-o",
+        out.to_str().unwrap(),
+        target.to_str().unwrap(),
+    ]);
+    ok(&o);
+    let recs = records(&out);
+    assert!(recs[0]["note"]
+        .as_str()
+        .unwrap()
+        .contains("bit rate not sustained"));
+}
+
+#[test]
+fn bad_workload_input_is_one_line_and_exit_2() {
+    let t = shm_dir();
+    let p = t.path().to_str().unwrap();
+    for (args, needle) in [
+        (
+            vec!["run", "-w", "metadata", "--counts", "0", p],
+            "at least 1",
+        ),
+        (vec!["run", "-w", "metadata", "--counts", "10,x", p], "'x'"),
+        (
+            vec!["run", "-w", "stream", "--streams", "0", p],
+            "at least 1",
+        ),
+        (vec!["run", "-w", "stream", "--bitrate", "fast", p], "fast"),
+        (vec!["run", "--counts", "10", p], "--workload metadata"),
+        (
+            vec!["run", "-w", "smallfiles", "--with-rsync", "null://"],
+            "directory targets",
+        ),
+    ] {
+        let o = run(&args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+    assert_no_workdir(t.path());
+}
+
+#[test]
+fn counts_too_large_for_free_inodes_are_refused_up_front() {
+    require_root();
+    if !nix_is_root() {
+        return;
+    }
+    let small = TmpfsMount::new("size=8m,nr_inodes=500");
+    let o = run(&[
+        "run",
+        "-w",
+        "metadata",
+        "--counts",
+        "100,1000",
+        small.path(),
+    ]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("free inodes"), "{err}");
+    let o = run(&[
+        "run",
+        "-w",
+        "stream",
+        "--stream-size",
+        "64m",
+        "--streams",
+        "1",
+        small.path(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("free"), "{}", stderr(&o));
+    assert_no_workdir(small.dir.path());
+}
+
+/// Records of target `t` and operation `op`.
+fn ext<'a>(recs: &'a [Value], t: &str, op: &str) -> Vec<&'a Value> {
+    recs.iter()
+        .filter(|r| r["target"] == t && r["op"] == op)
+        .collect()
+}
+
+/// The /sys/fs/ext4/DEV directory of the file system mounted at `dir`.
+fn ext4_sysfs(dir: &str) -> String {
+    let mounts = std::fs::read_to_string("/proc/mounts").unwrap();
+    let dev = mounts
+        .lines()
+        .find(|l| l.split_whitespace().nth(1) == Some(dir))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap();
+    format!("/sys/fs/ext4/{}", dev.trim_start_matches("/dev/"))
+}
+
+/// Records and plays back one stream with the Windows hints on each target; returns the
+/// aggregate records per target.
+fn hinted_streams(targets: &[&str], out: &std::path::Path) -> Vec<Value> {
+    let mut args = vec![
+        "run",
+        "-w",
+        "stream",
+        "--streams",
+        "1",
+        "--stream-size",
+        "128m",
+        "--prealloc-hints",
+        "windows",
+        "-n",
+        "3",
+        "-o",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(targets);
+    let o = run(&args);
+    ok(&o);
+    records(out)
+}
+
+#[test]
+fn windows_hints_fragment_ext3_not_xfs_on_direct_io_loop_devices() {
+    require_root();
+    if !nix_is_root() {
+        return;
+    }
+    let ext3 = LoopMount::new("ext3", "1G", true);
+    let xfs = LoopMount::new("xfs", "1G", true);
+    let scratch = tempfile::tempdir().unwrap();
+
+    // Today's kernel serves ext3 with ext4's multiblock allocator, whose per-inode
+    // preallocation places blocks by file offset: the hints cost a handful of extents.
+    let recs = hinted_streams(&[ext3.path(), xfs.path()], &scratch.path().join("default"));
+    let e3 = f(ext(&recs, ext3.path(), "record")[0], "extents_per_file");
+    let ex = f(ext(&recs, xfs.path(), "record")[0], "extents_per_file");
+    eprintln!("default allocator: ext3 {e3} extents, xfs {ex}");
+    assert!(ex <= 4.0, "xfs: {ex} extents");
+
+    // 2007's ext3 allocated blocks in the order they were written. ext4's allocator does
+    // that for "small" files (the locality-group preallocation): raising mb_stream_req
+    // makes every file small, and the seed's fragmentation appears.
+    let knob = format!("{}/mb_stream_req", ext4_sysfs(ext3.path()));
+    std::fs::write(&knob, "2000000000").unwrap();
+    let recs = hinted_streams(
+        &[ext3.path(), xfs.path()],
+        &scratch.path().join("write-order"),
+    );
+    let e3 = f(ext(&recs, ext3.path(), "record")[0], "extents_per_file");
+    let ex = f(ext(&recs, xfs.path(), "record")[0], "extents_per_file");
+    let play = |t: &str| {
+        median(
+            ext(&recs, t, "playback")
+                .iter()
+                .map(|r| f(r, "throughput_kib_s"))
+                .collect(),
+        )
+    };
+    let (p3, px) = (play(ext3.path()), play(xfs.path()));
+    eprintln!("write-order allocator: ext3 {e3} extents, xfs {ex}; playback ext3 {p3:.0} KiB/s, xfs {px:.0} KiB/s");
+    // One hint block per 128 KiB splits the data: about two extents per 128 KiB.
+    assert!(
+        e3 >= 500.0 && e3 >= 20.0 * ex.max(1.0),
+        "ext3 {e3}, xfs {ex}"
+    );
+    assert!(
+        p3 < px,
+        "playback: ext3 {p3:.0} KiB/s is not below xfs {px:.0} KiB/s"
+    );
+    assert!(recs.iter().all(|r| r["status"] == "ok"));
+    assert_no_workdir(&ext3.dir);
+    assert_no_workdir(&xfs.dir);
+}
+
+#[test]
+fn metadata_and_smallfiles_on_loop_mounted_ext3_and_xfs() {
+    require_root();
+    if !nix_is_root() {
+        return;
+    }
+    let ext3 = LoopMount::new("ext3", "512M", true);
+    let xfs = LoopMount::new("xfs", "512M", true);
+    let scratch = tempfile::tempdir().unwrap();
+    let out = scratch.path().join("m");
+    let o = run(&[
+        "run",
+        "-w",
+        "metadata",
+        "-n",
+        "1",
+        "--counts",
+        "100,1000",
+        "--file-sizes",
+        "8m",
+        "-o",
+        out.to_str().unwrap(),
+        ext3.path(),
+        xfs.path(),
+    ]);
+    ok(&o);
+    let recs = records(&out);
+    for t in [ext3.path(), xfs.path()] {
+        let cold = recs
+            .iter()
+            .find(|r| r["target"] == t && r["op"] == "read-uncached")
+            .unwrap();
+        assert_eq!(cold["cache_purge"], "drop_caches");
+    }
+    let out = scratch.path().join("s");
+    let o = run(&[
+        "run",
+        "-w",
+        "smallfiles",
+        "--with-rsync",
+        "-n",
+        "1",
+        "-o",
+        out.to_str().unwrap(),
+        ext3.path(),
+        xfs.path(),
+    ]);
+    ok(&o);
+    assert_eq!(records(&out).len(), 16);
+    assert_no_workdir(&ext3.dir);
+    assert_no_workdir(&xfs.dir);
+}

@@ -1,0 +1,794 @@
+//! The Connectathon basic tests (cthon04 `basic/`), written against the backend trait:
+//! test1 creates a tree (levels x files x dirs), test2 removes it, test3 looks up a path,
+//! test4 sets and gets attributes, test5 writes and reads a large file (buffered and with
+//! the cache defeated), test6 reads a directory, test7 renames and links, test8 makes and
+//! reads symlinks, test9 calls statfs. Each operation type is timed on its own; a record
+//! per (test, operation type) carries its count, operations per second and latency.
+//! Semantics and departures from Connectathon: docs/workloads.md.
+
+use super::{check, OpMeter, WorkloadRun};
+use crate::backend::{read_full, write_all, Backend, OpenOptions, PurgeRequest};
+use crate::buffer::AlignedBuf;
+use crate::plan::MetadataParams;
+use crate::workload::iozone::PassError;
+use std::io;
+use std::sync::atomic::AtomicBool;
+
+/// Connectathon's names: `file.N` and `dir.N`.
+const FNAME: &str = "file.";
+const DNAME: &str = "dir.";
+
+fn io_err(what: String) -> PassError {
+    PassError::Io(io::Error::other(what))
+}
+
+/// test1: at each of `levels` levels, `files` files (creat + close) then `dirs`
+/// directories, each holding the next level.
+pub fn test1(
+    b: &dyn Backend,
+    dir: &str,
+    levels: u32,
+    files: u64,
+    dirs: u64,
+    m: &mut OpMeter,
+    cancel: &AtomicBool,
+) -> Result<(), PassError> {
+    if levels == 0 {
+        return Ok(());
+    }
+    for f in 0..files {
+        check(cancel)?;
+        let p = format!("{dir}/{FNAME}{f}");
+        m.time("create-file", || {
+            b.open(&p, OpenOptions::create_new())?.close()
+        })?;
+    }
+    for d in 0..dirs {
+        check(cancel)?;
+        let p = format!("{dir}/{DNAME}{d}");
+        m.time("create-dir", || b.mkdir(&p))?;
+        test1(b, &p, levels - 1, files, dirs, m, cancel)?;
+    }
+    Ok(())
+}
+
+/// test2: removes what test1 made, by name (unlink the files, then each directory after
+/// its contents).
+pub fn test2(
+    b: &dyn Backend,
+    dir: &str,
+    levels: u32,
+    files: u64,
+    dirs: u64,
+    m: &mut OpMeter,
+    cancel: &AtomicBool,
+) -> Result<(), PassError> {
+    if levels == 0 {
+        return Ok(());
+    }
+    for f in 0..files {
+        check(cancel)?;
+        let p = format!("{dir}/{FNAME}{f}");
+        m.time("remove-file", || b.unlink(&p))?;
+    }
+    for d in 0..dirs {
+        check(cancel)?;
+        let p = format!("{dir}/{DNAME}{d}");
+        test2(b, &p, levels - 1, files, dirs, m, cancel)?;
+        m.time("remove-dir", || b.rmdir(&p))?;
+    }
+    Ok(())
+}
+
+/// test3: `count` lookups of the test directory's path (Connectathon: getcwd and
+/// stat(".") across the mount point; with paths relative to the target root, a stat of
+/// the full path walks every component).
+pub fn test3(
+    b: &dyn Backend,
+    dir: &str,
+    count: u64,
+    m: &mut OpMeter,
+    cancel: &AtomicBool,
+) -> Result<(), PassError> {
+    for _ in 0..count {
+        check(cancel)?;
+        let st = m.time("lookup", || b.stat(dir))?;
+        if !st.is_dir {
+            return Err(io_err(format!("lookup of {dir} did not find a directory")));
+        }
+    }
+    Ok(())
+}
+
+fn make_files(b: &dyn Backend, dir: &str, prefix: &str, n: u64) -> io::Result<()> {
+    for i in 0..n {
+        b.open(&format!("{dir}/{prefix}{i}"), OpenOptions::create_new())?
+            .close()?;
+    }
+    Ok(())
+}
+
+fn remove_files(b: &dyn Backend, dir: &str, prefix: &str, n: u64) -> io::Result<()> {
+    for i in 0..n {
+        b.unlink(&format!("{dir}/{prefix}{i}"))?;
+    }
+    Ok(())
+}
+
+/// test4: `files` files; `rounds` times each: chmod 0, stat (mode must be 0), chmod 0666,
+/// stat (mode must be 0666).
+pub fn test4(
+    b: &dyn Backend,
+    dir: &str,
+    files: u64,
+    rounds: u64,
+    m: &mut OpMeter,
+    cancel: &AtomicBool,
+) -> Result<(), PassError> {
+    make_files(b, dir, FNAME, files)?;
+    for _ in 0..rounds {
+        for i in 0..files {
+            check(cancel)?;
+            let p = format!("{dir}/{FNAME}{i}");
+            for mode in [0o000, 0o666] {
+                m.time("setattr", || b.chmod(&p, mode))?;
+                let st = m.time("getattr", || b.stat(&p))?;
+                if b.stores_data() && st.mode & 0o777 != mode {
+                    return Err(io_err(format!(
+                        "{p}: mode is {:o} after chmod {mode:o}",
+                        st.mode & 0o777
+                    )));
+                }
+            }
+        }
+    }
+    remove_files(b, dir, FNAME, files)?;
+    Ok(())
+}
+
+/// How test5's uncached read defeated the cache.
+pub struct Test5Result {
+    pub purge: String,
+}
+
+/// test5a and test5b: writes a file of `size` bytes in `io_size` writes (create, write,
+/// close), reads it straight back (`read-buffered`: the client cache may serve it), then
+/// reads it again with the cache defeated (`read-uncached`: the backend's purge, or
+/// O_DIRECT when no purge is possible), then removes it.
+pub fn test5(
+    b: &dyn Backend,
+    dir: &str,
+    size: u64,
+    io_size: u64,
+    m: &mut OpMeter,
+    cancel: &AtomicBool,
+) -> Result<Test5Result, PassError> {
+    let p = format!("{dir}/bigfile");
+    let mut buf = AlignedBuf::filled(io_size as usize);
+    let t = std::time::Instant::now();
+    let mut f = b.open(&p, OpenOptions::create_new())?;
+    let mut done = 0;
+    while done < size {
+        check(cancel)?;
+        let n = (size - done).min(io_size) as usize;
+        m.time("write-large-io", || {
+            write_all(f.as_mut(), &buf.as_slice()[..n])
+        })?;
+        done += n as u64;
+    }
+    f.close()?;
+    m.record_whole("write-large", t.elapsed(), size);
+    read_pass(b, &p, size, false, &mut buf, "read-buffered", m, cancel)?;
+    let purge = match b.purge_cache(&p, PurgeRequest::Drop) {
+        Ok(how) => {
+            read_pass(b, &p, size, false, &mut buf, "read-uncached", m, cancel)?;
+            how.name().to_string()
+        }
+        Err(_) => {
+            read_pass(b, &p, size, true, &mut buf, "read-uncached", m, cancel)?;
+            "o_direct".to_string()
+        }
+    };
+    b.unlink(&p)?;
+    Ok(Test5Result { purge })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn read_pass(
+    b: &dyn Backend,
+    p: &str,
+    size: u64,
+    direct: bool,
+    buf: &mut AlignedBuf,
+    op: &'static str,
+    m: &mut OpMeter,
+    cancel: &AtomicBool,
+) -> Result<(), PassError> {
+    let t = std::time::Instant::now();
+    let how = OpenOptions {
+        direct,
+        ..OpenOptions::read_only()
+    };
+    let mut f = b.open(p, how)?;
+    let mut done = 0;
+    while done < size {
+        check(cancel)?;
+        let n = match read_full(f.as_mut(), buf.as_mut_slice()) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) => return Err(e.into()),
+        };
+        done += n as u64;
+    }
+    f.close()?;
+    if done != size && b.stores_data() {
+        return Err(io_err(format!("{p}: read {done} of {size} bytes")));
+    }
+    m.record_whole(op, t.elapsed(), done);
+    Ok(())
+}
+
+/// test6: `files` entries in a directory; `rounds` times: read the directory and check
+/// every name is there.
+pub fn test6(
+    b: &dyn Backend,
+    dir: &str,
+    files: u64,
+    rounds: u64,
+    m: &mut OpMeter,
+    cancel: &AtomicBool,
+) -> Result<(), PassError> {
+    make_files(b, dir, FNAME, files)?;
+    for _ in 0..rounds {
+        check(cancel)?;
+        let entries = m.time("readdir", || b.readdir(dir))?;
+        if b.stores_data() {
+            let found = entries
+                .iter()
+                .filter(|e| {
+                    e.name
+                        .strip_prefix(FNAME)
+                        .and_then(|n| n.parse::<u64>().ok())
+                        .is_some_and(|n| n < files)
+                })
+                .count() as u64;
+            if found != files {
+                return Err(io_err(format!(
+                    "readdir of {dir} found {found} of {files} files"
+                )));
+            }
+        }
+    }
+    remove_files(b, dir, FNAME, files)?;
+    Ok(())
+}
+
+/// test7: `files` files; `rounds` times each: rename file.N to newfile.N, link it back to
+/// file.N (link count 2), unlink newfile.N.
+pub fn test7(
+    b: &dyn Backend,
+    dir: &str,
+    files: u64,
+    rounds: u64,
+    m: &mut OpMeter,
+    cancel: &AtomicBool,
+) -> Result<(), PassError> {
+    make_files(b, dir, FNAME, files)?;
+    for _ in 0..rounds {
+        for i in 0..files {
+            check(cancel)?;
+            let old = format!("{dir}/{FNAME}{i}");
+            let new = format!("{dir}/newfile.{i}");
+            m.time("rename", || b.rename(&old, &new))?;
+            m.time("link", || b.link(&new, &old))?;
+            let st = b.stat(&old)?;
+            if b.stores_data() && st.nlink != 2 {
+                return Err(io_err(format!("{old}: link count {} after link", st.nlink)));
+            }
+            m.time("unlink", || b.unlink(&new))?;
+        }
+    }
+    remove_files(b, dir, FNAME, files)?;
+    Ok(())
+}
+
+/// test8: `rounds` times, for `files` names: symlink, readlink (must give the target
+/// back), unlink.
+pub fn test8(
+    b: &dyn Backend,
+    dir: &str,
+    files: u64,
+    rounds: u64,
+    m: &mut OpMeter,
+    cancel: &AtomicBool,
+) -> Result<(), PassError> {
+    for _ in 0..rounds {
+        for i in 0..files {
+            check(cancel)?;
+            let link = format!("{dir}/{FNAME}{i}");
+            let target = format!("/this/is/a/symlink{i}");
+            m.time("symlink", || b.symlink(&target, &link))?;
+            let got = m.time("readlink", || b.readlink(&link))?;
+            if b.stores_data() && got != target {
+                return Err(io_err(format!("readlink {link} gave {got}, not {target}")));
+            }
+            m.time("unlink", || b.unlink(&link))?;
+        }
+    }
+    Ok(())
+}
+
+/// test9: `count` statfs calls.
+pub fn test9(
+    b: &dyn Backend,
+    dir: &str,
+    count: u64,
+    m: &mut OpMeter,
+    cancel: &AtomicBool,
+) -> Result<(), PassError> {
+    for _ in 0..count {
+        check(cancel)?;
+        m.time("statfs", || b.statfs(dir))?;
+    }
+    Ok(())
+}
+
+/// Runs the basic tests once (one repetition on one target) and emits their records.
+pub fn run(w: &mut WorkloadRun, p: &MetadataParams) -> Result<(), PassError> {
+    let base = w.target.workdir.file(&format!("meta-r{}", w.rep));
+    w.phase = "setup".into();
+    w.backend().mkdir(&base)?;
+    let cancel = w.cancel;
+    // test1/test2: the sweep, or Connectathon's tree.
+    let steps: Vec<(u32, u64, u64)> = if p.counts.is_empty() {
+        vec![(p.levels, u64::from(p.files), u64::from(p.dirs))]
+    } else {
+        p.counts.iter().map(|&n| (1, n, n)).collect()
+    };
+    for (levels, files, dirs) in steps {
+        let (tf, td) = MetadataParams::tree_counts(levels, files, dirs);
+        let dir = format!("{base}/tree");
+        w.backend().mkdir(&dir)?;
+        for test in ["test1", "test2"] {
+            w.phase = test.into();
+            let mut m = OpMeter::default();
+            let span = w.span();
+            if test == "test1" {
+                test1(w.backend(), &dir, levels, files, dirs, &mut m, cancel)?;
+            } else {
+                test2(w.backend(), &dir, levels, files, dirs, &mut m, cancel)?;
+            }
+            let end = w.finish(span);
+            emit(w, test, &m, &end, Some((tf, td)), None)?;
+        }
+        w.backend().rmdir(&dir)?;
+        w.progress(0, &format!("test1/test2 {tf} files {td} dirs"));
+    }
+    type Simple =
+        fn(&dyn Backend, &str, &MetadataParams, &mut OpMeter, &AtomicBool) -> Result<(), PassError>;
+    let simple: [(&str, Simple); 6] = [
+        ("test3", |b, d, p, m, c| test3(b, d, p.lookups, m, c)),
+        ("test4", |b, d, p, m, c| {
+            test4(b, d, p.attr_files, p.attr_rounds, m, c)
+        }),
+        ("test6", |b, d, p, m, c| {
+            test6(b, d, p.readdir_files, p.readdir_rounds, m, c)
+        }),
+        ("test7", |b, d, p, m, c| {
+            test7(b, d, p.attr_files, p.link_rounds, m, c)
+        }),
+        ("test8", |b, d, p, m, c| {
+            test8(b, d, p.attr_files, p.symlink_rounds, m, c)
+        }),
+        ("test9", |b, d, p, m, c| test9(b, d, p.statfs_calls, m, c)),
+    ];
+    for (i, (test, f)) in simple.iter().enumerate() {
+        if i == 2 {
+            // test5 comes between test4 and test6.
+            for &size in &p.file_sizes {
+                w.phase = "test5".into();
+                let mut m = OpMeter::default();
+                let span = w.span();
+                let r = test5(w.backend(), &base, size, p.io_size, &mut m, cancel)?;
+                let end = w.finish(span);
+                emit(w, "test5", &m, &end, None, Some((size, p.io_size, r.purge)))?;
+                w.progress(
+                    size * 3,
+                    &format!("test5 {}", crate::size::format_size(size)),
+                );
+            }
+        }
+        w.phase = (*test).into();
+        let mut m = OpMeter::default();
+        let span = w.span();
+        f(w.backend(), &base, p, &mut m, cancel)?;
+        let end = w.finish(span);
+        emit(w, test, &m, &end, None, None)?;
+        w.progress(0, test);
+    }
+    w.phase = "cleanup".into();
+    super::remove_tree(w.backend(), &base)?;
+    Ok(())
+}
+
+/// One record per operation type of a test. Time is the sum of that type's operations;
+/// the test's CPU is shared out in proportion to time.
+fn emit(
+    w: &mut WorkloadRun,
+    test: &str,
+    m: &OpMeter,
+    end: &super::SpanEnd,
+    tree: Option<(u64, u64)>,
+    large: Option<(u64, u64, String)>,
+) -> Result<(), PassError> {
+    let total_ns = m.total_ns().max(1) as f64;
+    for s in &m.ops {
+        if s.op == "write-large-io" {
+            continue;
+        }
+        let mut r = w.record(s.op, &end.started_at);
+        let seconds = s.ns as f64 / 1e9;
+        let share = s.ns as f64 / total_ns;
+        let cpu = crate::cpu::CpuUsage {
+            user_s: end.cpu.user_s * share,
+            sys_s: end.cpu.sys_s * share,
+            total_s: end.cpu.total_s * share,
+            wall_s: seconds,
+        };
+        let ends = super::SpanEnd {
+            started_at: end.started_at.clone(),
+            seconds,
+            cpu,
+            server_s: end.server_s * share,
+        };
+        w.close_span(&mut r, &ends);
+        r.figures.test = Some(test.into());
+        r.figures.count = Some(s.count);
+        r.figures.ops_per_s = Some(if seconds > 0.0 {
+            s.count as f64 / seconds
+        } else {
+            0.0
+        });
+        r.latency = s.latency.summary();
+        if let Some((files, dirs)) = tree {
+            r.figures.files = Some(files);
+            r.figures.dirs = Some(dirs);
+        }
+        if let Some((size, io_size, purge)) = &large {
+            r.file_size = *size;
+            r.record_size = *io_size;
+            r.bytes = s.bytes;
+            r.throughput_kib_s = if seconds > 0.0 {
+                s.bytes as f64 / 1024.0 / seconds
+            } else {
+                0.0
+            };
+            if s.op == "write-large" {
+                // Latency of the write calls, not of the one whole-file operation.
+                if let Some(io) = m.get("write-large-io") {
+                    r.latency = io.latency.summary();
+                }
+            }
+            if s.op == "read-uncached" {
+                r.cache_purge = Some(purge.clone());
+                r.direct = purge == "o_direct";
+            }
+        }
+        w.emit(&r)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::backend::{DirEntry, FileHandle, FileStat, FsStat, Purge, TargetInfo};
+    use std::collections::BTreeMap;
+    use std::sync::Mutex;
+
+    /// (is_dir, mode, symlink target, nlink)
+    type Node = (bool, u32, Option<String>, u64);
+
+    /// An in-memory file system that logs every call: enough to check the operation
+    /// sequence of each test.
+    #[derive(Default)]
+    pub struct LogFs {
+        pub log: Mutex<Vec<String>>,
+        /// path -> (is_dir, mode, symlink target, nlink)
+        nodes: Mutex<BTreeMap<String, Node>>,
+    }
+
+    impl LogFs {
+        fn log(&self, s: String) {
+            self.log.lock().unwrap().push(s);
+        }
+        pub fn take(&self) -> Vec<String> {
+            std::mem::take(&mut *self.log.lock().unwrap())
+        }
+        fn nf(p: &str) -> io::Error {
+            io::Error::new(io::ErrorKind::NotFound, p.to_string())
+        }
+    }
+
+    struct NoFile;
+    impl FileHandle for NoFile {
+        fn read(&mut self, _b: &mut [u8]) -> io::Result<usize> {
+            Ok(0)
+        }
+        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+            Ok(b.len())
+        }
+        fn seek(&mut self, _o: u64) -> io::Result<()> {
+            Ok(())
+        }
+        fn pread(&mut self, _b: &mut [u8], _o: u64) -> io::Result<usize> {
+            Ok(0)
+        }
+        fn pwrite(&mut self, b: &[u8], _o: u64) -> io::Result<usize> {
+            Ok(b.len())
+        }
+        fn fsync(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+        fn set_len(&mut self, _l: u64) -> io::Result<()> {
+            Ok(())
+        }
+        fn close(self: Box<Self>) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Backend for LogFs {
+        fn info(&self) -> TargetInfo {
+            TargetInfo::default()
+        }
+        fn stores_data(&self) -> bool {
+            // Data is not kept: reads return nothing, so size checks are skipped.
+            false
+        }
+        fn open(&self, path: &str, how: OpenOptions) -> io::Result<Box<dyn FileHandle>> {
+            self.log(format!("open {path}"));
+            let mut n = self.nodes.lock().unwrap();
+            if how.create {
+                n.insert(path.into(), (false, 0o644, None, 1));
+            } else if !n.contains_key(path) {
+                return Err(Self::nf(path));
+            }
+            Ok(Box::new(NoFile))
+        }
+        fn stat(&self, path: &str) -> io::Result<FileStat> {
+            self.log(format!("stat {path}"));
+            let n = self.nodes.lock().unwrap();
+            let &(is_dir, mode, _, nlink) = n.get(path).ok_or_else(|| Self::nf(path))?;
+            Ok(FileStat {
+                is_dir,
+                mode,
+                nlink,
+                ..Default::default()
+            })
+        }
+        fn lstat(&self, path: &str) -> io::Result<FileStat> {
+            self.stat(path)
+        }
+        fn truncate(&self, _p: &str, _l: u64) -> io::Result<()> {
+            Ok(())
+        }
+        fn unlink(&self, path: &str) -> io::Result<()> {
+            self.log(format!("unlink {path}"));
+            self.nodes
+                .lock()
+                .unwrap()
+                .remove(path)
+                .map(|_| ())
+                .ok_or_else(|| Self::nf(path))
+        }
+        fn mkdir(&self, path: &str) -> io::Result<()> {
+            self.log(format!("mkdir {path}"));
+            self.nodes
+                .lock()
+                .unwrap()
+                .insert(path.into(), (true, 0o755, None, 2));
+            Ok(())
+        }
+        fn rmdir(&self, path: &str) -> io::Result<()> {
+            self.log(format!("rmdir {path}"));
+            self.nodes
+                .lock()
+                .unwrap()
+                .remove(path)
+                .map(|_| ())
+                .ok_or_else(|| Self::nf(path))
+        }
+        fn rename(&self, from: &str, to: &str) -> io::Result<()> {
+            self.log(format!("rename {from} {to}"));
+            let mut n = self.nodes.lock().unwrap();
+            let v = n.remove(from).ok_or_else(|| Self::nf(from))?;
+            n.insert(to.into(), v);
+            Ok(())
+        }
+        fn link(&self, existing: &str, new: &str) -> io::Result<()> {
+            self.log(format!("link {existing} {new}"));
+            let mut n = self.nodes.lock().unwrap();
+            let v = n.get(existing).cloned().ok_or_else(|| Self::nf(existing))?;
+            n.insert(new.into(), v);
+            Ok(())
+        }
+        fn symlink(&self, target: &str, link: &str) -> io::Result<()> {
+            self.log(format!("symlink {target} {link}"));
+            self.nodes
+                .lock()
+                .unwrap()
+                .insert(link.into(), (false, 0o777, Some(target.into()), 1));
+            Ok(())
+        }
+        fn readlink(&self, path: &str) -> io::Result<String> {
+            self.log(format!("readlink {path}"));
+            let n = self.nodes.lock().unwrap();
+            n.get(path)
+                .and_then(|v| v.2.clone())
+                .ok_or_else(|| Self::nf(path))
+        }
+        fn readdir(&self, path: &str) -> io::Result<Vec<DirEntry>> {
+            self.log(format!("readdir {path}"));
+            let n = self.nodes.lock().unwrap();
+            Ok(n.iter()
+                .filter_map(|(k, v)| {
+                    let rest = k.strip_prefix(path)?.strip_prefix('/')?;
+                    (!rest.contains('/')).then(|| DirEntry {
+                        name: rest.into(),
+                        is_dir: v.0,
+                    })
+                })
+                .collect())
+        }
+        fn statfs(&self, path: &str) -> io::Result<FsStat> {
+            self.log(format!("statfs {path}"));
+            Ok(FsStat::default())
+        }
+        fn chmod(&self, path: &str, mode: u32) -> io::Result<()> {
+            self.log(format!("chmod {path} {mode:o}"));
+            if let Some(v) = self.nodes.lock().unwrap().get_mut(path) {
+                v.1 = mode;
+            }
+            Ok(())
+        }
+        fn purge_cache(&self, path: &str, _how: PurgeRequest) -> io::Result<Purge> {
+            self.log(format!("purge {path}"));
+            Ok(Purge::NotNeeded)
+        }
+    }
+
+    fn no() -> AtomicBool {
+        AtomicBool::new(false)
+    }
+
+    #[test]
+    fn test1_and_test2_walk_the_tree_in_connectathon_order() {
+        let fs = LogFs::default();
+        let mut m = OpMeter::default();
+        test1(&fs, "t", 2, 2, 2, &mut m, &no()).unwrap();
+        let log = fs.take();
+        assert_eq!(
+            &log[..6],
+            [
+                "open t/file.0",
+                "open t/file.1",
+                "mkdir t/dir.0",
+                "open t/dir.0/file.0",
+                "open t/dir.0/file.1",
+                "mkdir t/dir.0/dir.0"
+            ]
+        );
+        // levels 2, files 2, dirs 2: 2 + 2*2 files, 2 + 2*2 directories (the last level's
+        // directories are made, and stay empty).
+        assert_eq!(MetadataParams::tree_counts(2, 2, 2), (6, 6));
+        assert_eq!(m.get("create-file").unwrap().count, 6);
+        assert_eq!(m.get("create-dir").unwrap().count, 6);
+        let mut m = OpMeter::default();
+        test2(&fs, "t", 2, 2, 2, &mut m, &no()).unwrap();
+        let log = fs.take();
+        assert_eq!(
+            &log[..3],
+            [
+                "unlink t/file.0",
+                "unlink t/file.1",
+                "unlink t/dir.0/file.0"
+            ]
+        );
+        assert_eq!(m.get("remove-file").unwrap().count, 6);
+        assert_eq!(m.get("remove-dir").unwrap().count, 6);
+        assert!(fs.nodes.lock().unwrap().is_empty());
+        // Connectathon's default tree: levels 5, files 5, dirs 2.
+        assert_eq!(MetadataParams::tree_counts(5, 5, 2), (155, 62));
+    }
+
+    #[test]
+    fn test3_to_test9_sequences() {
+        let fs = LogFs::default();
+        fs.mkdir("d").unwrap();
+        fs.take();
+        let mut m = OpMeter::default();
+        test3(&fs, "d", 3, &mut m, &no()).unwrap();
+        assert_eq!(fs.take(), ["stat d", "stat d", "stat d"]);
+
+        test4(&fs, "d", 1, 2, &mut m, &no()).unwrap();
+        let round = [
+            "chmod d/file.0 0",
+            "stat d/file.0",
+            "chmod d/file.0 666",
+            "stat d/file.0",
+        ];
+        let log = fs.take();
+        assert_eq!(log[0], "open d/file.0");
+        assert_eq!(&log[1..5], round);
+        assert_eq!(&log[5..9], round);
+        assert_eq!(log[9], "unlink d/file.0");
+        assert_eq!(m.get("setattr").unwrap().count, 4);
+
+        let r = test5(&fs, "d", 20_000, 8192, &mut m, &no()).unwrap();
+        assert_eq!(r.purge, "none-needed");
+        assert_eq!(
+            fs.take(),
+            [
+                "open d/bigfile",
+                "open d/bigfile",
+                "purge d/bigfile",
+                "open d/bigfile",
+                "unlink d/bigfile"
+            ]
+        );
+        assert_eq!(m.get("write-large-io").unwrap().count, 3);
+        assert_eq!(m.get("write-large").unwrap().bytes, 20_000);
+
+        test6(&fs, "d", 2, 2, &mut m, &no()).unwrap();
+        assert_eq!(
+            fs.take(),
+            [
+                "open d/file.0",
+                "open d/file.1",
+                "readdir d",
+                "readdir d",
+                "unlink d/file.0",
+                "unlink d/file.1"
+            ]
+        );
+
+        test7(&fs, "d", 1, 1, &mut m, &no()).unwrap();
+        assert_eq!(
+            fs.take(),
+            [
+                "open d/file.0",
+                "rename d/file.0 d/newfile.0",
+                "link d/newfile.0 d/file.0",
+                "stat d/file.0",
+                "unlink d/newfile.0",
+                "unlink d/file.0"
+            ]
+        );
+
+        test8(&fs, "d", 1, 1, &mut m, &no()).unwrap();
+        assert_eq!(
+            fs.take(),
+            [
+                "symlink /this/is/a/symlink0 d/file.0",
+                "readlink d/file.0",
+                "unlink d/file.0"
+            ]
+        );
+
+        test9(&fs, "d", 2, &mut m, &no()).unwrap();
+        assert_eq!(fs.take(), ["statfs d", "statfs d"]);
+    }
+
+    #[test]
+    fn cancel_stops_a_test() {
+        let fs = LogFs::default();
+        let mut m = OpMeter::default();
+        let stop = AtomicBool::new(true);
+        assert!(matches!(
+            test1(&fs, "t", 1, 10, 0, &mut m, &stop),
+            Err(PassError::Interrupted)
+        ));
+        assert!(fs.take().is_empty());
+    }
+}

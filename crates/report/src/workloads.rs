@@ -1,0 +1,446 @@
+//! Report sections for the workloads beyond IOzone's matrix: metadata rate-vs-count curves
+//! and per-operation rates (Connectathon basic tests), the buffered-read cliff (test5),
+//! small-file phase bars with CPU, and stream throughput with extents per file system.
+//! Figures are medians over repetitions; every label is one target.
+
+use crate::analysis::Analysis;
+use crate::format;
+use crate::svg::esc;
+use sharebench_core::record::{Record, Scope, Status};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// The workloads this module reports; their records stay out of the IOzone matrices.
+pub fn is_workload_record(r: &Record) -> bool {
+    matches!(r.workload.as_str(), "metadata" | "smallfiles" | "stream")
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// A chart line: name, colour index, dashed, points (x, y).
+type Series = (String, usize, bool, Vec<(f64, f64)>);
+/// Operations/s and p99 latencies over repetitions.
+type RatesP99 = (Vec<f64>, Vec<f64>);
+/// Per label: values over repetitions.
+type PerLabel<T> = BTreeMap<String, T>;
+
+const PALETTE: [&str; 8] = [
+    "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2",
+];
+
+/// One line chart: log2 x axis, linear y from 0; `series` = (name, colour index, dashed, points).
+fn chart(title: &str, x_label: &str, y_label: &str, series: &[Series]) -> String {
+    let (w, h, l, t, b, r) = (600usize, 300usize, 70usize, 24usize, 44usize, 170usize);
+    let xs_all: Vec<f64> = series
+        .iter()
+        .flat_map(|s| s.3.iter().map(|p| p.0))
+        .collect();
+    let ys_all: Vec<f64> = series
+        .iter()
+        .flat_map(|s| s.3.iter().map(|p| p.1))
+        .filter(|v| v.is_finite())
+        .collect();
+    let xmin = xs_all
+        .iter()
+        .copied()
+        .fold(f64::INFINITY, f64::min)
+        .max(1e-9);
+    let xmax = xs_all.iter().copied().fold(0.0, f64::max).max(xmin);
+    let ymax = ys_all.iter().copied().fold(0.0, f64::max).max(1e-9) * 1.05;
+    let pw = (w - l - r) as f64;
+    let ph = (h - t - b) as f64;
+    let xs = |x: f64| {
+        if xmax > xmin {
+            l as f64 + (x.log2() - xmin.log2()) / (xmax.log2() - xmin.log2()) * pw
+        } else {
+            l as f64 + pw / 2.0
+        }
+    };
+    let ys = |y: f64| t as f64 + ph - y / ymax * ph;
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="{w}" height="{h}" viewBox="0 0 {w} {h}" role="img" aria-label="{t2}"><text x="{l}" y="14" class="ct">{t2}</text>"#,
+        t2 = esc(title)
+    );
+    for k in 0..=4 {
+        let v = ymax * k as f64 / 4.0;
+        let y = ys(v);
+        let _ = write!(
+            s,
+            r##"<line x1="{l}" x2="{}" y1="{y:.1}" y2="{y:.1}" stroke="#ddd"/><text x="{}" y="{:.1}" class="ax" text-anchor="end">{}</text>"##,
+            w - r,
+            l - 4,
+            y + 4.0,
+            format::sig3(v)
+        );
+    }
+    let mut ticks: Vec<f64> = xs_all.clone();
+    ticks.sort_by(|a, b| a.total_cmp(b));
+    ticks.dedup();
+    let mut last_x = f64::NEG_INFINITY;
+    for x in ticks {
+        let px = xs(x);
+        if px - last_x < 34.0 {
+            continue;
+        }
+        last_x = px;
+        let _ = write!(
+            s,
+            r#"<text x="{px:.1}" y="{}" class="ax" text-anchor="middle">{}</text>"#,
+            h - b + 16,
+            format::sig3(x)
+        );
+    }
+    let _ = write!(
+        s,
+        r#"<text x="{}" y="{}" class="ax" text-anchor="middle">{}</text><text x="12" y="{}" class="ax" transform="rotate(-90 12 {})" text-anchor="middle">{}</text>"#,
+        l as f64 + pw / 2.0,
+        h - 6,
+        esc(x_label),
+        t as f64 + ph / 2.0,
+        t as f64 + ph / 2.0,
+        esc(y_label)
+    );
+    for (i, (name, colour, dashed, points)) in series.iter().enumerate() {
+        let c = PALETTE[colour % PALETTE.len()];
+        let pts: Vec<String> = points
+            .iter()
+            .filter(|p| p.1.is_finite())
+            .map(|&(x, y)| format!("{:.1},{:.1}", xs(x), ys(y)))
+            .collect();
+        let dash = if *dashed {
+            r#" stroke-dasharray="5 3""#
+        } else {
+            ""
+        };
+        let _ = write!(
+            s,
+            r#"<polyline fill="none" stroke="{c}" stroke-width="2"{dash} points="{}"/>"#,
+            pts.join(" ")
+        );
+        for &(x, y) in points.iter().filter(|p| p.1.is_finite()) {
+            let _ = write!(
+                s,
+                r#"<circle cx="{:.1}" cy="{:.1}" r="3" fill="{c}"><title>{}: {} at {}</title></circle>"#,
+                xs(x),
+                ys(y),
+                esc(name),
+                format::sig3(y),
+                format::sig3(x)
+            );
+        }
+        let ly = t + 12 + i * 16;
+        let _ = write!(
+            s,
+            r#"<line x1="{}" x2="{}" y1="{ly}" y2="{ly}" stroke="{c}" stroke-width="2"{dash}/><text x="{}" y="{}" class="ax">{}</text>"#,
+            w - r + 8,
+            w - r + 26,
+            w - r + 30,
+            ly + 4,
+            esc(name)
+        );
+    }
+    s.push_str("</svg>");
+    s
+}
+
+/// Ok, non-worker records of one workload.
+fn of<'a>(a: &'a Analysis, workload: &str) -> Vec<&'a Record> {
+    a.records
+        .iter()
+        .filter(|r| r.workload == workload && r.status == Status::Ok && r.scope != Scope::Worker)
+        .collect()
+}
+
+/// Appends the sections of every workload present in the inputs.
+pub fn render(h: &mut String, a: &Analysis) {
+    metadata(h, a);
+    smallfiles(h, a);
+    stream(h, a);
+}
+
+fn metadata(h: &mut String, a: &Analysis) {
+    let recs = of(a, "metadata");
+    if recs.is_empty() {
+        return;
+    }
+    h.push_str("<h2 id=metadata>Metadata (Connectathon basic tests)</h2>");
+    // Rate vs count: test1/test2 records that carry the swept count.
+    let mut curves: BTreeMap<(String, String), BTreeMap<u64, Vec<f64>>> = BTreeMap::new();
+    for r in &recs {
+        let sweep = matches!(r.figures.test.as_deref(), Some("test1" | "test2"));
+        if let (true, Some(n), Some(rate)) = (sweep, r.figures.files, r.figures.ops_per_s) {
+            curves
+                .entry((r.op.clone(), r.target.clone()))
+                .or_default()
+                .entry(n)
+                .or_default()
+                .push(rate);
+        }
+    }
+    let counts: std::collections::BTreeSet<u64> =
+        curves.values().flat_map(|m| m.keys().copied()).collect();
+    if counts.len() >= 2 {
+        h.push_str("<p class=note>Rate against the number of files and directories (test1 creates N files and N directories in one directory, test2 removes them): the seed's curves climb to a peak and taper off where a cache or a server queue saturates. Median operations per second over repetitions; the rate is the count over the summed time of that operation type.</p><div class=charts>");
+        for op in ["create-file", "create-dir", "remove-file", "remove-dir"] {
+            let series: Vec<_> = a
+                .labels
+                .iter()
+                .enumerate()
+                .filter_map(|(i, l)| {
+                    let c = curves.get(&(op.to_string(), l.clone()))?;
+                    let pts = c
+                        .iter()
+                        .map(|(&n, v)| (n as f64, median(&mut v.clone())))
+                        .collect();
+                    Some((l.clone(), i, false, pts))
+                })
+                .collect();
+            if !series.is_empty() {
+                h.push_str(&chart(
+                    &format!("{op} rate vs count"),
+                    "files (and directories)",
+                    "operations/s",
+                    &series,
+                ));
+            }
+        }
+        h.push_str("</div>");
+    }
+    // Per test and operation type.
+    let mut table: BTreeMap<(String, String), PerLabel<RatesP99>> = BTreeMap::new();
+    for r in recs.iter().filter(|r| r.bytes == 0) {
+        let test = r.figures.test.clone().unwrap_or_default();
+        let e = table
+            .entry((test, r.op.clone()))
+            .or_default()
+            .entry(r.target.clone())
+            .or_default();
+        e.0.push(r.figures.ops_per_s.unwrap_or(0.0));
+        e.1.push(r.latency.lat_p99_us);
+    }
+    h.push_str("<table><tr><th>test</th><th>operation</th>");
+    for l in &a.labels {
+        let _ = write!(h, "<th>{} ops/s</th><th>{} p99 µs</th>", esc(l), esc(l));
+    }
+    h.push_str("</tr>");
+    for ((test, op), per) in &table {
+        let _ = write!(h, "<tr><td>{}</td><td>{}</td>", esc(test), esc(op));
+        for l in &a.labels {
+            match per.get(l) {
+                Some((rates, p99)) => {
+                    let _ = write!(
+                        h,
+                        "<td class=num>{}</td><td class=num>{}</td>",
+                        format::sig3(median(&mut rates.clone())),
+                        format::sig3(median(&mut p99.clone()))
+                    );
+                }
+                None => h.push_str("<td>–</td><td>–</td>"),
+            }
+        }
+        h.push_str("</tr>");
+    }
+    h.push_str("</table>");
+    // The buffered-read cliff (test5).
+    let mut reads: BTreeMap<(String, String), BTreeMap<u64, Vec<f64>>> = BTreeMap::new();
+    for r in recs
+        .iter()
+        .filter(|r| r.op == "read-buffered" || r.op == "read-uncached")
+    {
+        reads
+            .entry((r.target.clone(), r.op.clone()))
+            .or_default()
+            .entry(r.file_size)
+            .or_default()
+            .push(r.throughput_kib_s / 1024.0);
+    }
+    if !reads.is_empty() {
+        h.push_str("<h3>Buffered against cache-defeated reads (test5b)</h3><p class=note>Solid: read straight after writing (the client cache may serve it); dashed: after the cache was purged (or with O_DIRECT). Where the solid line falls onto the dashed one, the file no longer fits the cache: the seed saw that cliff at 53 MB.</p>");
+        let series: Vec<_> = reads
+            .iter()
+            .map(|((label, op), by)| {
+                let i = a.labels.iter().position(|l| l == label).unwrap_or(0);
+                let pts = by
+                    .iter()
+                    .map(|(&s, v)| (s as f64 / 1048576.0, median(&mut v.clone())))
+                    .collect();
+                (
+                    format!(
+                        "{label} {}",
+                        if op == "read-buffered" {
+                            "buffered"
+                        } else {
+                            "uncached"
+                        }
+                    ),
+                    i,
+                    op != "read-buffered",
+                    pts,
+                )
+            })
+            .collect();
+        h.push_str(&chart(
+            "test5b read throughput vs file size",
+            "file size (MiB)",
+            "MiB/s",
+            &series,
+        ));
+    }
+}
+
+fn smallfiles(h: &mut String, a: &Analysis) {
+    let recs = of(a, "smallfiles");
+    if recs.is_empty() {
+        return;
+    }
+    h.push_str("<h2 id=smallfiles>Small files (web-application tree)</h2><p class=note>The generated tree (1,800 files, 35 MB, see docs/workloads.md) copied with rsync -a semantics, re-synced unchanged, re-synced after changing 10% of the files, deleted. Bars: median seconds per phase (shorter is better); the rsync-* rows are the real rsync binary on the same target. CPU: client (this process, and rsync's for rsync rows) and the lab servers', in per cent of one CPU over the phase.</p>");
+    // (phase order, phase) -> label -> (seconds, files/s, client cpu %, server cpu %)
+    let mut phases: Vec<String> = Vec::new();
+    let mut by: BTreeMap<(usize, String), PerLabel<[Vec<f64>; 4]>> = BTreeMap::new();
+    for r in &recs {
+        let i = phases.iter().position(|p| p == &r.op).unwrap_or_else(|| {
+            phases.push(r.op.clone());
+            phases.len() - 1
+        });
+        let e = by
+            .entry((i, r.op.clone()))
+            .or_default()
+            .entry(r.target.clone())
+            .or_default();
+        e[0].push(r.seconds);
+        e[1].push(r.figures.ops_per_s.unwrap_or(0.0));
+        e[2].push(r.cpu_util_pct);
+        if let Some(s) = r.server_cpu_util_pct {
+            e[3].push(s);
+        }
+    }
+    let longest = by
+        .values()
+        .flat_map(|m| m.values().map(|v| median(&mut v[0].clone())))
+        .fold(0.0, f64::max)
+        .max(1e-9);
+    h.push_str("<table><tr><th>phase</th><th>target</th><th>seconds</th><th></th><th>files/s</th><th>client CPU</th><th>server CPU</th></tr>");
+    for ((_, phase), per) in &by {
+        for (j, l) in a.labels.iter().enumerate() {
+            let Some(v) = per.get(l) else { continue };
+            let secs = median(&mut v[0].clone());
+            let width = (secs / longest * 240.0).max(1.0);
+            let _ = write!(
+                h,
+                "<tr><td>{}</td><td>{}</td><td class=num>{:.3}</td><td><svg width=250 height=12><rect width='{width:.0}' height=12 fill='{}'/></svg></td><td class=num>{}</td><td class=num>{}</td><td class=num>{}</td></tr>",
+                esc(phase),
+                esc(l),
+                secs,
+                PALETTE[j % PALETTE.len()],
+                format::sig3(median(&mut v[1].clone())),
+                format::pct(median(&mut v[2].clone())),
+                if v[3].is_empty() { "not recorded".to_string() } else { format::pct(median(&mut v[3].clone())) }
+            );
+        }
+    }
+    h.push_str("</table>");
+}
+
+fn stream(h: &mut String, a: &Analysis) {
+    let recs = of(a, "stream");
+    if recs.is_empty() {
+        return;
+    }
+    h.push_str("<h2 id=stream>Media streams</h2><p class=note>Streams record sequential large writes (fsync included) and play them back with a cold cache. Throughput is all streams together (median over repetitions); achieved is the slowest stream's bit rate; extents per file come from FIEMAP after recording (physically contiguous runs, as filefrag counts). The seed saw ext3 with a Windows client's pre-allocation hints fragment a 3.5 GB file into 49,986 extents and lose up to 53% of playback throughput, while XFS and zero-fill did not.</p>");
+    type Key = (String, u32, String, String, String);
+    /// Throughputs, extents, achieved bit rates, the last note.
+    type Row = (Vec<f64>, Vec<f64>, Vec<f64>, Option<String>);
+    let mut rows: BTreeMap<Key, Row> = BTreeMap::new();
+    for r in &recs {
+        let g = &r.figures;
+        let key = (
+            r.target.clone(),
+            g.streams.unwrap_or(1),
+            format!(
+                "{}{}",
+                g.prealloc_hints
+                    .clone()
+                    .unwrap_or_else(|| "no hints".into()),
+                g.prealloc
+                    .as_ref()
+                    .map(|p| format!(" + {p}"))
+                    .unwrap_or_default()
+            ),
+            g.bitrate_bps
+                .map(|b| format!("{:.1} Mbit/s", b as f64 / 1e6))
+                .unwrap_or_else(|| "unbounded".into()),
+            r.op.clone(),
+        );
+        let e = rows.entry(key).or_default();
+        e.0.push(r.throughput_kib_s);
+        if let Some(x) = g.extents_per_file {
+            e.1.push(x);
+        }
+        if let Some(b) = g.achieved_bps {
+            e.2.push(b);
+        }
+        if g.note.is_some() {
+            e.3 = g.note.clone();
+        }
+    }
+    h.push_str("<table><tr><th>target</th><th>streams</th><th>allocation</th><th>bit rate</th><th>phase</th><th>throughput</th><th>achieved / stream</th><th>extents per file</th><th>note</th></tr>");
+    for ((t, n, alloc, rate, op), (thr, ext, ach, note)) in &rows {
+        let _ = write!(
+            h,
+            "<tr><td>{}</td><td class=num>{n}</td><td>{}</td><td>{}</td><td>{}</td><td class=num>{}</td><td class=num>{}</td><td class=num>{}</td><td>{}</td></tr>",
+            esc(t),
+            esc(alloc),
+            esc(rate),
+            esc(op),
+            format::rate(median(&mut thr.clone())),
+            if ach.is_empty() { "–".into() } else { format!("{:.1} Mbit/s", median(&mut ach.clone()) / 1e6) },
+            if ext.is_empty() { "unavailable".into() } else { format!("{:.0}", median(&mut ext.clone())) },
+            esc(note.as_deref().unwrap_or(""))
+        );
+    }
+    h.push_str("</table>");
+    // Playback throughput against the number of streams, one line per target and allocation.
+    let mut lines: BTreeMap<(String, String), BTreeMap<u32, Vec<f64>>> = BTreeMap::new();
+    for ((t, n, alloc, _, op), (thr, ..)) in &rows {
+        if op == "playback" {
+            lines
+                .entry((t.clone(), alloc.clone()))
+                .or_default()
+                .entry(*n)
+                .or_default()
+                .extend(thr.iter().map(|k| k / 1024.0));
+        }
+    }
+    let series: Vec<_> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, ((t, alloc), by))| {
+            let pts = by
+                .iter()
+                .map(|(&n, v)| (f64::from(n), median(&mut v.clone())))
+                .collect();
+            (format!("{t} ({alloc})"), i, false, pts)
+        })
+        .collect();
+    if !series.is_empty() {
+        h.push_str(&chart(
+            "playback throughput vs streams",
+            "concurrent streams",
+            "MiB/s",
+            &series,
+        ));
+    }
+}
