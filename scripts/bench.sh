@@ -65,3 +65,198 @@ compare "tmpfs 1m read 256m" read read read 1m 256m "$WORK" psync "$F"
 # plus the record buffers (one 16 MiB record buffer per worker).
 RSS_KB=$(/usr/bin/time -f %M "$BIN" run --auto -i iozone --reps 1 --out "$OUT/auto" null:// 2>&1 >/dev/null | tail -1)
 echo "peak RSS, full --auto matrix on null://: $((RSS_KB / 1024)) MiB (limit 64 MiB + 16 MiB record buffer = 80 MiB)"
+
+# Native NFS and SMB clients (crates/backends nfs.rs, smb.rs) against the command-line
+# tools of the same stacks: sequential write and read of a 256 MiB file at 1 MiB records,
+# sharebench's nfs:// (libnfs, NFSv3) against nfs-cp (libnfs, 1 MiB preads/pwrites) and its
+# smb:// (libsmbclient, SMB3, signing) against smbclient put/get, interleaved, ROUNDS
+# rounds, medians and ratios. Target: >= 0.9x. Servers (NFS-Ganesha VFS, smbd, rpcbind if
+# none runs) start here on 127.0.0.1 and are stopped by PID at exit.
+# sharebench and smbclient report the transfer alone; nfs-cp is timed as a whole command
+# (process start and mount included, a few ms), and its read writes a tmpfs file (it
+# refuses /dev/null), so nfs-cat > /dev/null is shown as a second read baseline.
+native_bench() {
+  if [ "$(id -u)" != 0 ]; then
+    echo "native nfs/smb: skipped (the servers need root)"; return 0
+  fi
+  local t
+  for t in ganesha.nfsd smbd smbpasswd rpcbind rpcinfo smbclient nfs-cp nfs-cat setsid; do
+    command -v "$t" >/dev/null 2>&1 || { echo "native nfs/smb: skipped ('$t' is missing; run scripts/install-deps.sh)"; return 0; }
+  done
+  if (exec 3<>/dev/tcp/127.0.0.1/2049) 2>/dev/null || (exec 3<>/dev/tcp/127.0.0.1/4445) 2>/dev/null; then
+    echo "native nfs/smb: skipped (127.0.0.1:2049 or :4445 is already in use)"; return 0
+  fi
+  # Server directories on tmpfs: the comparison is of clients, not of a disk's writeback.
+  NDIR=$(mktemp -d /dev/shm/sharebench-bench-native.XXXXXX)
+  chmod 755 "$NDIR"
+  mkdir -p "$NDIR"/{export,recov,share,lock,state,cache,private,pid,ncalrpc,log}
+  chmod 777 "$NDIR/share"
+  if ! (exec 3<>/dev/tcp/127.0.0.1/111) 2>/dev/null; then
+    setsid rpcbind -f -w >"$NDIR/rpcbind.log" 2>&1 &
+    NPIDS+=($!)
+    for _ in $(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/111) 2>/dev/null && break; sleep 0.1; done
+  fi
+  cat >"$NDIR/ganesha.conf" <<CONF
+NFS_CORE_PARAM { Protocols = 3, 4; Bind_addr = 127.0.0.1; Enable_NLM = false; Enable_RQUOTA = false; }
+NFSV4 { Graceless = true; RecoveryBackend = fs; RecoveryRoot = $NDIR/recov; }
+EXPORT { Export_Id = 77; Path = $NDIR/export; Pseudo = /bench; Access_Type = RW; Squash = No_Root_Squash; SecType = sys; FSAL { Name = VFS; } }
+CONF
+  setsid ganesha.nfsd -F -f "$NDIR/ganesha.conf" -L "$NDIR/ganesha.log" -p "$NDIR/ganesha.pid" -N NIV_EVENT >"$NDIR/ganesha.out" 2>&1 &
+  NPIDS+=($!)
+  printf 'nobody = bench\n' >"$NDIR/users.map"
+  cat >"$NDIR/smb.conf" <<CONF
+[global]
+  smb ports = 4445
+  interfaces = 127.0.0.1
+  bind interfaces only = yes
+  disable netbios = yes
+  load printers = no
+  printing = bsd
+  printcap name = /dev/null
+  disable spoolss = yes
+  server role = standalone server
+  server min protocol = SMB3
+  server signing = mandatory
+  map to guest = never
+  passdb backend = tdbsam:$NDIR/private/passdb.tdb
+  username map = $NDIR/users.map
+  lock directory = $NDIR/lock
+  state directory = $NDIR/state
+  cache directory = $NDIR/cache
+  private dir = $NDIR/private
+  pid directory = $NDIR/pid
+  ncalrpc dir = $NDIR/ncalrpc
+  log file = $NDIR/log/log.%m
+[share]
+  path = $NDIR/share
+  read only = no
+CONF
+  local pw="bench-$RANDOM$RANDOM"
+  printf '%s\n%s\n' "$pw" "$pw" | smbpasswd -c "$NDIR/smb.conf" -s -a nobody >/dev/null
+  printf '%s\n' "$pw" >"$NDIR/pw"
+  printf 'username = bench\npassword = %s\n' "$pw" >"$NDIR/auth"
+  chmod 600 "$NDIR/pw" "$NDIR/auth"
+  setsid smbd --foreground --no-process-group --debug-stdout -d 1 -s "$NDIR/smb.conf" >"$NDIR/smbd.log" 2>&1 &
+  NPIDS+=($!)
+  for _ in $(seq 300); do
+    (exec 3<>/dev/tcp/127.0.0.1/4445) 2>/dev/null && rpcinfo -p 127.0.0.1 2>/dev/null | grep -q mountd && break
+    sleep 0.1
+  done
+  export SHAREBENCH_SMB_PASSWORD_FILE="$NDIR/pw"
+  local nfs="nfs://127.0.0.1$NDIR/export?version=3" smb="smb://bench@127.0.0.1:4445/share"
+  local f="$WORK/native256.bin" kib=262144
+  head -c 256M /dev/urandom >"$f"
+  # KiB/s of one command, timed whole.
+  timed() { local s e; s=$(date +%s%N); "$@" >/dev/null 2>&1 || { echo 0; return; }; e=$(date +%s%N); python3 -c "print($kib/(($e-$s)/1e9))"; }
+  smb_rate() { smbclient //127.0.0.1/share -p 4445 -A "$NDIR/auth" -m SMB3 -c "$1" 2>&1 | sed -n 's/.*(\([0-9.]*\) \(kb\/s\|KiloBytes\/sec\)).*/\1/p' | head -1; }
+  local -a sbw=() cpw=() sbr=() cpr=() catr=() ssw=() scw=() ssr=() scr=()
+  local cpsrc="nfs://127.0.0.1$NDIR/export/cp.bin?version=3"
+  # One round; the tools go first in alternate rounds, so neither always follows the other.
+  nat_round() {
+    if [ "$1" = sb ]; then
+      sbw+=("$(sb write write 1m 256m "$nfs")")
+      sbr+=("$(sb read read 1m 256m "$nfs")")
+      ssw+=("$(sb write write 1m 256m "$smb")")
+      ssr+=("$(sb read read 1m 256m "$smb")")
+    else
+      rm -f "$NDIR/export/cp.bin"; cpw+=("$(timed nfs-cp "$f" "$cpsrc")")
+      rm -f "$WORK/cp-back.bin"; cpr+=("$(timed nfs-cp "$cpsrc" "$WORK/cp-back.bin")")
+      rm -f "$WORK/cp-back.bin"
+      catr+=("$(s=$(date +%s%N); nfs-cat "$cpsrc" >/dev/null; e=$(date +%s%N); python3 -c "print($kib/(($e-$s)/1e9))")")
+      scw+=("$(smb_rate "put $f cp.bin")")
+      scr+=("$(smb_rate "get cp.bin /dev/null")")
+    fi
+  }
+  local i
+  for i in $(seq "$ROUNDS"); do
+    if [ $((i % 2)) = 1 ]; then nat_round sb; nat_round tools; else nat_round tools; nat_round sb; fi
+  done
+  rm -f "$WORK/cp-back.bin"
+  line() { # label ours theirs...
+    local label=$1 a b; a=$(printf '%s\n' $2 | median); b=$(printf '%s\n' $3 | median)
+    a=${a:-0}; b=${b:-0}
+    python3 -c "
+a,b=$a,$b
+print(f'{\"$label\":<34} sharebench {a/1024:10.1f} MiB/s  $4 {b/1024:10.1f} MiB/s  ratio {a/b if b else float(\"nan\"):5.2f}  ($ROUNDS rounds, medians)')"
+  }
+  line "nfs v3 1m write 256m" "${sbw[*]}" "${cpw[*]}" "nfs-cp   "
+  line "nfs v3 1m read 256m" "${sbr[*]}" "${cpr[*]}" "nfs-cp   "
+  line "nfs v3 1m read 256m" "${sbr[*]}" "${catr[*]}" "nfs-cat  "
+  line "smb3 1m write 256m" "${ssw[*]}" "${scw[*]}" "smbclient"
+  line "smb3 1m read 256m" "${ssr[*]}" "${scr[*]}" "smbclient"
+}
+
+native_cleanup() {
+  local p
+  local -a rev=()
+  for p in "${NPIDS[@]}"; do rev=("$p" "${rev[@]}"); done
+  for p in "${rev[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+  for p in "${rev[@]}"; do
+    for _ in $(seq 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$p" 2>/dev/null || true
+  done
+  [ -n "${NDIR:-}" ] && rm -rf "$NDIR"
+}
+NPIDS=()
+NDIR=
+trap 'native_cleanup; rm -rf "$WORK" "$OUT"' EXIT
+native_bench
+
+# --- Issue 5: metadata and small-file workloads --------------------------------------------
+# Targets: tmpfs file create and delete rates >= 1.0x fio's filecreate / filedelete engines
+# for the same number of files; small-file copy of the generated tree (1,800 files, 35 MB)
+# to a local directory within 1.2x of `rsync -a` wall time. Ratios only, no assertions.
+workloads_bench() {
+  local n=${META_FILES:-5000} i sbc=() sbd=() fc=() fd=() cp=() rs=()
+  local mdir="$WORK/meta" fdir="$WORK/fio-meta" sdir="$WORK/small"
+  mkdir -p "$mdir" "$fdir" "$sdir"
+  fio_meta() { # engine: prints operations/s
+    fio --name=m --ioengine="$1" --create_on_open=1 --nrfiles="$n" --openfiles=1 --filesize=4k \
+        --fallocate=none --directory="$fdir" --output-format=json 2>/dev/null | python3 -c '
+import json,sys
+j=json.load(sys.stdin)["jobs"][0]
+print(j["read"]["iops"] or j["write"]["iops"])'
+  }
+  sb_meta() { # prints "create/s delete/s" of the files of one sweep step of n
+    local dir="$OUT/meta.$RANDOM$RANDOM"
+    "$BIN" run -w metadata --counts "$n" --reps 1 --out "$dir" "$mdir" >/dev/null
+    python3 - "$dir/results.jsonl" <<'PY'
+import json, sys
+rates = {}
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r["status"] == "ok" and r.get("test") in ("test1", "test2"):
+        rates[r["op"]] = r["ops_per_s"]
+print(rates["create-file"], rates["remove-file"])
+PY
+  }
+  sb_small() { # prints "copy_s rsync_copy_s" from one run with --with-rsync
+    local dir="$OUT/small.$RANDOM$RANDOM"
+    "$BIN" run -w smallfiles --with-rsync --reps 1 --out "$dir" "$sdir" >/dev/null
+    python3 - "$dir/results.jsonl" <<'PY'
+import json, sys
+s = {}
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    s[r["op"]] = r["seconds"]
+print(s["copy"], s["rsync-copy"])
+PY
+  }
+  for i in $(seq "$ROUNDS"); do
+    read -r c d < <(sb_meta); sbc+=("$c"); sbd+=("$d")
+    fc+=("$(fio_meta filecreate)")
+    fd+=("$(fio_meta filedelete)")
+    rm -rf "${fdir:?}"/*
+    read -r a b < <(sb_small); cp+=("$a"); rs+=("$b")
+  done
+  local mc md ff fe c r
+  mc=$(printf '%s\n' "${sbc[@]}" | median); md=$(printf '%s\n' "${sbd[@]}" | median)
+  ff=$(printf '%s\n' "${fc[@]}" | median); fe=$(printf '%s\n' "${fd[@]}" | median)
+  c=$(printf '%s\n' "${cp[@]}" | median); r=$(printf '%s\n' "${rs[@]}" | median)
+  python3 -c "
+n,mc,md,ff,fe,c,r=$n,$mc,$md,$ff,$fe,$c,$r
+print(f'{\"tmpfs create $n files (files/s)\":<34} sharebench {mc:10.0f}        fio {ff:10.0f}        ratio {mc/ff:5.2f}  (target >= 1.0; $ROUNDS rounds, medians)')
+print(f'{\"tmpfs delete $n files (files/s)\":<34} sharebench {md:10.0f}        fio {fe:10.0f}        ratio {md/fe:5.2f}  (target >= 1.0)')
+print(f'{\"small-file copy 1800 files (s)\":<34} sharebench {c:10.3f} s      rsync {r:8.3f} s      ratio {c/r:5.2f}  (sharebench/rsync, target <= 1.2)')"
+}
+workloads_bench

@@ -1,21 +1,29 @@
 //! sharebench-backends: the concrete targets behind `sharebench_core::backend::Backend`.
 //! `posix` serves any directory (local disk, tmpfs, a kernel or FUSE mount); `null://`
-//! discards writes and reads zeros, to measure the tool's own overhead. Native NFS and SMB
-//! clients join here as modules of their own. Not: workloads or measurement logic.
+//! discards writes and reads zeros, to measure the tool's own overhead. `nfs://` (libnfs,
+//! feature `nfs`) and `smb://` (libsmbclient, feature `smb`) are native clients for hosts
+//! without kernel NFS/CIFS clients; both obey `netguard` (loopback only, unless in a lab
+//! network namespace). Not: workloads or measurement logic.
 
 #![deny(unsafe_code)]
 
 pub mod ffi;
 pub mod mountinfo;
+pub mod netguard;
+#[cfg(feature = "nfs")]
+pub mod nfs;
 pub mod null;
 pub mod posix;
+#[cfg(feature = "smb")]
+pub mod smb;
 
 use sharebench_core::backend::Backend;
 use std::path::Path;
 use std::sync::Arc;
 
-/// Opens a target named as on the command line: `null://`, a directory path, or
-/// `file:///path`. Errors are one line for the user.
+/// Opens a target named as on the command line: `null://`, a directory path,
+/// `file:///path`, `nfs://host[:port]/export?version=3` or `smb://user@host[:port]/share`.
+/// Errors are one line for the user.
 pub fn open_target(spec: &str) -> Result<Arc<dyn Backend>, String> {
     if spec == "null://" || spec == "null:" || spec == "null" {
         return Ok(Arc::new(null::NullBackend));
@@ -23,13 +31,36 @@ pub fn open_target(spec: &str) -> Result<Arc<dyn Backend>, String> {
     if let Some((scheme, _)) = spec.split_once("://") {
         return match scheme {
             "file" => open_dir(&spec["file://".len()..]),
-            "nfs" | "smb" => Err(format!(
-                "target '{spec}': the native {scheme} client is not built yet; mount the share and give its directory"
-            )),
-            _ => Err(format!("target '{spec}': unknown scheme '{scheme}://' (known: null://, file://, or a directory)")),
+            "nfs" => open_nfs(spec),
+            "smb" => open_smb(spec),
+            _ => Err(format!("target '{spec}': unknown scheme '{scheme}://' (known: null://, file://, nfs://, smb://, or a directory)")),
         };
     }
     open_dir(spec)
+}
+
+#[cfg(feature = "nfs")]
+fn open_nfs(spec: &str) -> Result<Arc<dyn Backend>, String> {
+    nfs::NfsBackend::new(spec).map(|b| Arc::new(b) as Arc<dyn Backend>)
+}
+
+#[cfg(not(feature = "nfs"))]
+fn open_nfs(spec: &str) -> Result<Arc<dyn Backend>, String> {
+    Err(format!(
+        "target '{spec}': this build has no native NFS client (build sharebench-backends with feature 'nfs')"
+    ))
+}
+
+#[cfg(feature = "smb")]
+fn open_smb(spec: &str) -> Result<Arc<dyn Backend>, String> {
+    smb::SmbBackend::new(spec).map(|b| Arc::new(b) as Arc<dyn Backend>)
+}
+
+#[cfg(not(feature = "smb"))]
+fn open_smb(spec: &str) -> Result<Arc<dyn Backend>, String> {
+    Err(format!(
+        "target '{spec}': this build has no native SMB client (build sharebench-backends with feature 'smb')"
+    ))
 }
 
 fn open_dir(path: &str) -> Result<Arc<dyn Backend>, String> {

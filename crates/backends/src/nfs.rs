@@ -1,0 +1,498 @@
+//! `nfs://host[:port]/export/path?version=3`: a native NFS client through libnfs, for hosts
+//! without a kernel NFS client. Each open file gets a connection (a libnfs context) of its
+//! own, taken from a small pool, so workers never share one; metadata calls borrow one from
+//! the same pool. libnfs keeps no data cache here (no readahead or page cache options are
+//! accepted), so every read and write is an RPC and `direct` needs nothing more.
+//! NFSv4 (`version=4`) is NFSv4.0 in libnfs 4.0: reads work; WRITEs larger than
+//! [`V4_MAX_WRITE`] fail to encode in Debian's libnfs 4.0.0 and are refused with a clear
+//! error. NFSv4.1 is not available in libnfs at all.
+//! Not: mmap, locking, a client cache.
+
+use crate::ffi::libnfs::{Context, OpenFile, Stat64};
+use crate::netguard;
+use sharebench_core::backend::{
+    Backend, DirEntry, FileHandle, FileStat, FsStat, OpenOptions, Purge, PurgeRequest, TargetInfo,
+};
+use std::io;
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// The largest NFSv4 WRITE libnfs 4.0.0 encodes: its COMPOUND buffer is 4 KiB, headers
+/// included (writes of about 3.9 KB and more fail with "ZDR error: Failed to encode
+/// COMPOUND4args"; fixed upstream in libnfs 5, sahlberg/libnfs#319).
+pub const V4_MAX_WRITE: usize = 3072;
+
+/// RPC timeout: a call that takes longer fails instead of hanging the run.
+const TIMEOUT_MS: i32 = 60_000;
+/// Idle connections kept for reuse.
+const MAX_IDLE: usize = 16;
+/// Mode of created files and directories (as the posix backend, umask 022).
+const FILE_MODE: u32 = 0o640;
+const DIR_MODE: u32 = 0o755;
+
+/// A parsed `nfs://` target.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Target {
+    host: String,
+    port: Option<u16>,
+    path: String,
+    version: u32,
+    /// Extra libnfs URL arguments, validated (uid, gid, mountport, nfsport).
+    args: Vec<(String, String)>,
+}
+
+fn parse(spec: &str) -> Result<Target, String> {
+    let bad = |why: &str| format!("target '{spec}': {why}");
+    let rest = spec
+        .strip_prefix("nfs://")
+        .ok_or_else(|| bad("not an nfs:// URL"))?;
+    let (rest, query) = rest.split_once('?').unwrap_or((rest, ""));
+    let (authority, path) = match rest.find('/') {
+        Some(i) => (&rest[..i], &rest[i..]),
+        None => (rest, ""),
+    };
+    let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
+        let (h, p) = v6.split_once(']').ok_or_else(|| bad("unclosed '['"))?;
+        (h.to_string(), p.strip_prefix(':'))
+    } else {
+        match authority.split_once(':') {
+            Some((h, p)) => (h.to_string(), Some(p)),
+            None => (authority.to_string(), None),
+        }
+    };
+    let port = port
+        .map(|p| {
+            p.parse::<u16>()
+                .map_err(|_| bad(&format!("bad port '{p}'")))
+        })
+        .transpose()?;
+    if host.is_empty() {
+        return Err(bad("no host (nfs://HOST/EXPORT?version=3)"));
+    }
+    let trimmed = path.trim_end_matches('/');
+    if trimmed.is_empty() {
+        return Err(bad("no export path (nfs://HOST/EXPORT?version=3)"));
+    }
+    let mut t = Target {
+        host,
+        port,
+        path: trimmed.to_string(),
+        version: 3,
+        args: Vec::new(),
+    };
+    for kv in query.split('&').filter(|s| !s.is_empty()) {
+        let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
+        match k {
+            "version" => {
+                t.version = match v {
+                    "3" => 3,
+                    "4" | "4.0" => 4,
+                    "4.1" | "4.2" => {
+                        return Err(bad(&format!(
+                        "NFS version {v} is not available: libnfs speaks NFSv3 and NFSv4.0 only"
+                    )))
+                    }
+                    _ => return Err(bad(&format!("unknown NFS version '{v}' (3 or 4)"))),
+                }
+            }
+            "uid" | "gid" | "mountport" | "nfsport" => {
+                v.parse::<u32>()
+                    .map_err(|_| bad(&format!("'{k}' needs a number, not '{v}'")))?;
+                if k == "nfsport" && t.port.is_some() {
+                    return Err(bad("give the NFS port either as host:port or as nfsport="));
+                }
+                t.args.push((k.to_string(), v.to_string()));
+            }
+            _ => {
+                return Err(bad(&format!(
+                    "unknown argument '{k}' (known: version, uid, gid, nfsport, mountport)"
+                )))
+            }
+        }
+    }
+    Ok(t)
+}
+
+/// The URL libnfs is given: the checked address instead of the name, the port as nfsport.
+fn libnfs_url(t: &Target, ip: IpAddr) -> String {
+    let mut url = format!("nfs://{ip}{}?version={}", t.path, t.version);
+    if let Some(p) = t.port {
+        url.push_str(&format!("&nfsport={p}"));
+    }
+    for (k, v) in &t.args {
+        url.push_str(&format!("&{k}={v}"));
+    }
+    url
+}
+
+/// The path libnfs wants for a backend-relative path: absolute from the mount root.
+fn abs(rel: &str) -> String {
+    format!("/{}", rel.trim_start_matches('/'))
+}
+
+/// What every handle and call shares: how to connect, and the idle connections.
+struct Shared {
+    url: String,
+    idle: Mutex<Vec<Context>>,
+}
+
+impl Shared {
+    fn idle(&self) -> MutexGuard<'_, Vec<Context>> {
+        self.idle.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// An idle connection, or a new one.
+    fn take(&self) -> io::Result<Context> {
+        if let Some(c) = self.idle().pop() {
+            return Ok(c);
+        }
+        Context::mount(&self.url, TIMEOUT_MS)
+    }
+
+    fn give(&self, c: Context) {
+        let mut idle = self.idle();
+        if idle.len() < MAX_IDLE {
+            idle.push(c);
+        }
+    }
+
+    /// Runs one metadata call on a borrowed connection.
+    fn with<T>(&self, f: impl FnOnce(&mut Context) -> io::Result<T>) -> io::Result<T> {
+        let mut c = self.take()?;
+        let r = f(&mut c);
+        self.give(c);
+        r
+    }
+}
+
+pub struct NfsBackend {
+    shown: String,
+    version: u32,
+    read_max: u64,
+    write_max: u64,
+    shared: Arc<Shared>,
+}
+
+impl NfsBackend {
+    /// Parses `spec`, checks the host against the network rule, mounts the export and
+    /// checks that it is a directory. Errors are one line for the user.
+    pub fn new(spec: &str) -> Result<NfsBackend, String> {
+        let t = parse(spec)?;
+        let ip = netguard::resolve_allowed(&t.host, spec)?;
+        if ip.is_ipv6() {
+            return Err(format!(
+                "target '{spec}': libnfs 4.0 cannot take an IPv6 address; use an IPv4 one"
+            ));
+        }
+        let shared = Arc::new(Shared {
+            url: libnfs_url(&t, ip),
+            idle: Mutex::new(Vec::new()),
+        });
+        let mut ctx = shared.take().map_err(|e| format!("target '{spec}': {e}"))?;
+        let (read_max, write_max) = ctx.io_max();
+        let root = ctx
+            .stat("/", true)
+            .map_err(|e| format!("target '{spec}': {e}"))?;
+        if root.mode as u32 & libc::S_IFMT != libc::S_IFDIR {
+            return Err(format!("target '{spec}' is not a directory"));
+        }
+        shared.give(ctx);
+        Ok(NfsBackend {
+            shown: spec.to_string(),
+            version: t.version,
+            read_max: read_max.max(4096),
+            write_max: write_max.max(4096),
+            shared,
+        })
+    }
+}
+
+fn stat_of(s: &Stat64) -> FileStat {
+    let fmt = s.mode as u32 & libc::S_IFMT;
+    FileStat {
+        size: s.size,
+        is_dir: fmt == libc::S_IFDIR,
+        is_symlink: fmt == libc::S_IFLNK,
+        mode: s.mode as u32,
+        nlink: s.nlink,
+        mtime_ns: i128::from(s.mtime) * 1_000_000_000 + i128::from(s.mtime_nsec),
+    }
+}
+
+impl NfsBackend {
+    fn handle(&self, file: OpenFile) -> Box<dyn FileHandle> {
+        Box::new(NfsFile {
+            file: Some(file),
+            shared: self.shared.clone(),
+            read_max: self.read_max as usize,
+            write_max: if self.version == 4 {
+                V4_MAX_WRITE
+            } else {
+                self.write_max as usize
+            },
+            v4: self.version == 4,
+        })
+    }
+}
+
+impl Backend for NfsBackend {
+    fn info(&self) -> TargetInfo {
+        let (client, fs) = if self.version == 4 {
+            ("libnfs-nfs4.0", "nfs4.0")
+        } else {
+            ("libnfs-nfs3", "nfs3")
+        };
+        TargetInfo {
+            backend: "nfs".into(),
+            client: client.into(),
+            local_root: None,
+            fs_type: Some(fs.into()),
+            mount_point: Some(self.shown.clone()),
+            mount_options: Some(format!(
+                "vers={},rsize={},wsize={},nocache,one-connection-per-open-file",
+                if self.version == 4 { "4.0" } else { "3" },
+                self.read_max,
+                self.write_max
+            )),
+        }
+    }
+
+    fn open(&self, path: &str, how: OpenOptions) -> io::Result<Box<dyn FileHandle>> {
+        let mut flags = match (how.read, how.write) {
+            (_, false) => libc::O_RDONLY,
+            (false, true) => libc::O_WRONLY,
+            (true, true) => libc::O_RDWR,
+        };
+        if how.create {
+            flags |= libc::O_CREAT;
+        }
+        if how.truncate {
+            flags |= libc::O_TRUNC;
+        }
+        if how.sync {
+            flags |= libc::O_SYNC;
+        }
+        let path = abs(path);
+        let mut ctx = self.shared.take()?;
+        if self.version == 4 && how.create {
+            // libnfs 4.0's NFSv4 OPEN with create fails with NFS4ERR_EXIST when the file
+            // exists, so an existing file is opened without O_CREAT first.
+            match ctx.open(&path, flags & !libc::O_CREAT, FILE_MODE) {
+                Ok(file) => return Ok(self.handle(file)),
+                Err((c, e)) if e.kind() == io::ErrorKind::NotFound => ctx = c,
+                Err((c, e)) => {
+                    self.shared.give(c);
+                    return Err(e);
+                }
+            }
+        }
+        match ctx.open(&path, flags, FILE_MODE) {
+            Ok(file) => Ok(self.handle(file)),
+            Err((ctx, e)) => {
+                self.shared.give(ctx);
+                Err(e)
+            }
+        }
+    }
+
+    fn stat(&self, path: &str) -> io::Result<FileStat> {
+        self.shared
+            .with(|c| c.stat(&abs(path), true))
+            .map(|s| stat_of(&s))
+    }
+
+    fn lstat(&self, path: &str) -> io::Result<FileStat> {
+        self.shared
+            .with(|c| c.stat(&abs(path), false))
+            .map(|s| stat_of(&s))
+    }
+
+    fn truncate(&self, path: &str, len: u64) -> io::Result<()> {
+        self.shared.with(|c| c.truncate(&abs(path), len))
+    }
+
+    fn unlink(&self, path: &str) -> io::Result<()> {
+        self.shared.with(|c| c.unlink(&abs(path)))
+    }
+
+    fn mkdir(&self, path: &str) -> io::Result<()> {
+        self.shared.with(|c| c.mkdir(&abs(path), DIR_MODE))
+    }
+
+    fn rmdir(&self, path: &str) -> io::Result<()> {
+        self.shared.with(|c| c.rmdir(&abs(path)))
+    }
+
+    fn rename(&self, from: &str, to: &str) -> io::Result<()> {
+        self.shared.with(|c| c.rename(&abs(from), &abs(to)))
+    }
+
+    fn link(&self, existing: &str, new: &str) -> io::Result<()> {
+        self.shared.with(|c| c.link(&abs(existing), &abs(new)))
+    }
+
+    fn symlink(&self, target: &str, link: &str) -> io::Result<()> {
+        // The target is stored as given (relative to the link's directory, as with symlink(2)).
+        self.shared.with(|c| c.symlink(target, &abs(link)))
+    }
+
+    fn readlink(&self, path: &str) -> io::Result<String> {
+        self.shared.with(|c| c.readlink(&abs(path)))
+    }
+
+    fn readdir(&self, path: &str) -> io::Result<Vec<DirEntry>> {
+        let list = self.shared.with(|c| c.readdir(&abs(path)))?;
+        Ok(list
+            .into_iter()
+            .map(|(name, is_dir)| DirEntry { name, is_dir })
+            .collect())
+    }
+
+    fn statfs(&self, path: &str) -> io::Result<FsStat> {
+        let s = self.shared.with(|c| c.statvfs(&abs(path)))?;
+        let unit = if s.frsize > 0 { s.frsize } else { s.bsize };
+        Ok(FsStat {
+            block_size: unit,
+            total_bytes: s.blocks * unit,
+            free_bytes: s.bavail * unit,
+            total_files: s.files,
+            free_files: s.favail,
+        })
+    }
+
+    fn chmod(&self, path: &str, mode: u32) -> io::Result<()> {
+        self.shared.with(|c| c.chmod(&abs(path), mode & 0o7777))
+    }
+
+    fn purge_cache(&self, _path: &str, _how: PurgeRequest) -> io::Result<Purge> {
+        // libnfs keeps no data cache here: every read goes to the server.
+        Ok(Purge::NotNeeded)
+    }
+
+    fn set_times(&self, path: &str, atime_ns: i128, mtime_ns: i128) -> io::Result<()> {
+        self.shared
+            .with(|c| c.utimes(&abs(path), atime_ns, mtime_ns))
+    }
+}
+
+/// An open NFS file with its own connection; `file` is `None` only after close.
+struct NfsFile {
+    file: Option<OpenFile>,
+    shared: Arc<Shared>,
+    read_max: usize,
+    write_max: usize,
+    v4: bool,
+}
+
+impl NfsFile {
+    fn f(&mut self) -> &mut OpenFile {
+        self.file.as_mut().expect("nfs file used after close")
+    }
+
+    /// The part of `len` one WRITE may carry; an NFSv4 write libnfs 4.0 cannot encode is
+    /// refused rather than split, so figures never mix in a silent workaround.
+    fn write_len(&self, len: usize) -> io::Result<usize> {
+        if self.v4 && len > V4_MAX_WRITE {
+            return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                format!(
+                    "NFSv4 write of {len} bytes: libnfs 4.0 cannot encode NFSv4 WRITEs over {V4_MAX_WRITE} bytes; use version=3, or record sizes of at most 3k"
+                ),
+            ));
+        }
+        Ok(len.min(self.write_max))
+    }
+}
+
+impl FileHandle for NfsFile {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = buf.len().min(self.read_max);
+        self.f().read(&mut buf[..n])
+    }
+
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.write_len(buf.len())?;
+        self.f().write(&buf[..n])
+    }
+
+    fn seek(&mut self, offset: u64) -> io::Result<()> {
+        self.f().seek(offset)
+    }
+
+    fn pread(&mut self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+        let n = buf.len().min(self.read_max);
+        self.f().pread(&mut buf[..n], offset)
+    }
+
+    fn pwrite(&mut self, buf: &[u8], offset: u64) -> io::Result<usize> {
+        let n = self.write_len(buf.len())?;
+        self.f().pwrite(&buf[..n], offset)
+    }
+
+    fn fsync(&mut self) -> io::Result<()> {
+        self.f().fsync()
+    }
+
+    fn set_len(&mut self, len: u64) -> io::Result<()> {
+        self.f().set_len(len)
+    }
+
+    fn close(mut self: Box<Self>) -> io::Result<()> {
+        let file = self.file.take().expect("closed twice");
+        let (ctx, res) = file.close();
+        self.shared.give(ctx);
+        res
+    }
+}
+
+impl Drop for NfsFile {
+    fn drop(&mut self) {
+        if let Some(file) = self.file.take() {
+            let (ctx, _) = file.close();
+            self.shared.give(ctx);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_targets() {
+        let t = parse("nfs://127.0.0.1/srv/export/?version=3").unwrap();
+        assert_eq!(t.host, "127.0.0.1");
+        assert_eq!(t.path, "/srv/export");
+        assert_eq!(t.version, 3);
+        let t = parse("nfs://localhost:2050/pseudo/dir?version=4&uid=0&gid=0").unwrap();
+        assert_eq!(t.port, Some(2050));
+        assert_eq!(t.version, 4);
+        assert_eq!(
+            libnfs_url(&t, "127.0.0.1".parse().unwrap()),
+            "nfs://127.0.0.1/pseudo/dir?version=4&nfsport=2050&uid=0&gid=0"
+        );
+        assert_eq!(parse("nfs://h/x").unwrap().version, 3);
+    }
+
+    #[test]
+    fn refuses_bad_targets_with_one_line() {
+        for (spec, needle) in [
+            ("nfs://127.0.0.1", "no export path"),
+            ("nfs:///x", "no host"),
+            ("nfs://h:99999/x", "bad port"),
+            ("nfs://h/x?version=4.1", "NFSv3 and NFSv4.0 only"),
+            ("nfs://h/x?readahead=1", "unknown argument"),
+            ("nfs://h:1/x?nfsport=2", "either"),
+        ] {
+            let e = parse(spec).unwrap_err();
+            assert!(e.contains(needle), "{spec}: {e}");
+            assert!(!e.contains('\n'));
+        }
+    }
+
+    #[test]
+    fn paths_are_absolute_from_the_mount_root() {
+        assert_eq!(abs(""), "/");
+        assert_eq!(abs("sharebench-1/f0"), "/sharebench-1/f0");
+    }
+}
