@@ -7,14 +7,30 @@
 use std::net::{IpAddr, Ipv4Addr, ToSocketAddrs};
 use std::os::unix::fs::MetadataExt;
 
-/// True when this process's network namespace differs from PID 1's (the host's).
-/// Unknown (e.g. /proc/1 unreadable) counts as the host's.
+/// Prefix of the network namespaces the lab creates (`sharebench_lab::state::PREFIX`).
+pub const LAB_NETNS_PREFIX: &str = "sblab-";
+
+/// True when this process runs in a network namespace the project created: one of the
+/// lab's `/run/netns/sblab-*`, or (when PID 1's can be read) any namespace but the
+/// host's. After entering a namespace, /proc/1/ns/net is often unreadable (EACCES), so
+/// the lab's own namespaces are what counts.
 pub fn in_private_netns() -> bool {
-    let ns = |p: &str| std::fs::metadata(p).map(|m| (m.dev(), m.ino()));
-    match (ns("/proc/self/ns/net"), ns("/proc/1/ns/net")) {
-        (Ok(me), Ok(host)) => me != host,
-        _ => false,
-    }
+    let ns = |p: &str| std::fs::metadata(p).map(|m| (m.dev(), m.ino())).ok();
+    let Some(me) = ns("/proc/self/ns/net") else {
+        return false;
+    };
+    let in_lab = std::fs::read_dir("/run/netns")
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .filter(|e| {
+                    e.file_name()
+                        .to_string_lossy()
+                        .starts_with(LAB_NETNS_PREFIX)
+                })
+                .any(|e| ns(&e.path().to_string_lossy()) == Some(me))
+        })
+        .unwrap_or(false);
+    in_lab || ns("/proc/1/ns/net").is_some_and(|host| host != me)
 }
 
 /// Addresses of `name` in /etc/hosts.

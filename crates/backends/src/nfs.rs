@@ -69,10 +69,12 @@ fn parse(spec: &str) -> Result<Target, String> {
     if host.is_empty() {
         return Err(bad("no host (nfs://HOST/EXPORT?version=3)"));
     }
-    let trimmed = path.trim_end_matches('/');
-    if trimmed.is_empty() {
-        return Err(bad("no export path (nfs://HOST/EXPORT?version=3)"));
-    }
+    // `/` itself is an export path (Ganesha's Gluster FSAL exports a volume's root as `/`).
+    let trimmed = match path.trim_end_matches('/') {
+        "" if path.is_empty() => return Err(bad("no export path (nfs://HOST/EXPORT?version=3)")),
+        "" => "/",
+        p => p,
+    };
     let mut t = Target {
         host,
         port,
@@ -472,6 +474,7 @@ mod tests {
             "nfs://127.0.0.1/pseudo/dir?version=4&nfsport=2050&uid=0&gid=0"
         );
         assert_eq!(parse("nfs://h/x").unwrap().version, 3);
+        assert_eq!(parse("nfs://h/?version=3").unwrap().path, "/");
     }
 
     #[test]

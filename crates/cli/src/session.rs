@@ -190,9 +190,11 @@ fn prepare_targets(names: &[String], run_id: &str) -> CliResult<Vec<Target>> {
         }
     }
     let mut ready: Vec<Target> = Vec::new();
-    for (name, l) in names.iter().zip(located) {
+    // One working directory per target: two targets may be the same storage reached two
+    // ways (a share and the DFS link to it), and must not collide.
+    for (i, (name, l)) in names.iter().zip(located).enumerate() {
         let prepared = sharebench_backends::open_target(&l.url).and_then(|backend| {
-            let workdir = Workdir::create(backend.as_ref(), run_id)
+            let workdir = Workdir::create(backend.as_ref(), &format!("{run_id}-t{i}"))
                 .map_err(|e| describe_workdir_error(name, &e))?;
             Ok(Target {
                 name: name.clone(),

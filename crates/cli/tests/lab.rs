@@ -262,6 +262,95 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
     ));
     assert!(ok, "replicas differ after heal: {out}");
 
+    // The native clients against every lab target, with every byte checked and the
+    // servers' CPU recorded.
+    let out3 = shm_dir();
+    let out_dir3 = out3.path().join("r");
+    let targets = [
+        "lab:smb",
+        "lab:smb2",
+        "lab:nfs3",
+        "lab:dfs-smb",
+        "lab:gluster-nfs3",
+        "lab:gluster",
+    ];
+    let mut args = vec![
+        "run",
+        "-i",
+        "write,read,random-read",
+        "--verify",
+        "--file-sizes",
+        "2m",
+        "--record-sizes",
+        "64k",
+        "--reps",
+        "1",
+        "--out",
+        out_dir3.to_str().unwrap(),
+    ];
+    args.extend(targets);
+    let o = run(&args);
+    assert!(o.status.success(), "native clients: {}", stderr(&o));
+    let recs = records(&out_dir3);
+    assert_eq!(recs.len(), 3 * targets.len());
+    for r in &recs {
+        assert_eq!(r["status"], "ok", "{r}");
+        assert!(r["server_cpu_s"].as_f64().is_some(), "{r}");
+    }
+    let client = |t: &str| recs.iter().find(|r| r["target"] == t).unwrap()["client"].clone();
+    assert_eq!(client("lab:smb"), "libsmbclient");
+    assert_eq!(client("lab:nfs3"), "libnfs-nfs3");
+    assert_eq!(client("lab:gluster"), "fuse");
+
+    // A server killed during a run: a clear error for its target, the other target runs to
+    // the end, every record stays.
+    let out4 = shm_dir();
+    let out_dir4 = out4.path().join("r");
+    let child = bin()
+        .args([
+            "run",
+            "-i",
+            "write,read",
+            "--file-sizes",
+            "16m",
+            "--record-sizes",
+            "1m",
+            "--reps",
+            "4",
+            "--out",
+        ])
+        .arg(&out_dir4)
+        .args(["lab:smb2", "lab:nfs3"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while records(&out_dir4).is_empty() {
+        assert!(
+            t.elapsed() < Duration::from_secs(60),
+            "no record after 60 s"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(lab(&["crash", "replica2"]).status.success());
+    let done = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&done.stderr);
+    assert_eq!(done.status.code(), Some(1), "{err}");
+    assert!(err.contains("lab:smb2: giving up on this target"), "{err}");
+    let recs = records(&out_dir4);
+    assert_eq!(
+        recs.iter()
+            .filter(|r| r["target"] == "lab:nfs3" && r["status"] == "ok")
+            .count(),
+        8,
+        "{recs:?}"
+    );
+    assert!(recs
+        .iter()
+        .any(|r| r["target"] == "lab:smb2" && r["status"] == "failed"));
+    assert!(lab(&["restart", "replica2"]).status.success());
+
     // Nothing of the lab listens in the host's namespace, and the host has no route into it.
     let (_, listen) = sh("ss -ltn");
     assert!(

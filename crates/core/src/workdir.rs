@@ -52,6 +52,13 @@ impl Workdir {
         if !backend.stores_data() {
             return Ok(());
         }
+        // A marker that cannot be read (the server is gone) is no proof of ownership.
+        if let Err(e) = backend.stat(&self.marker()) {
+            if e.kind() != io::ErrorKind::NotFound {
+                let why = format!("cannot check the marker of {}, leaving it: {e}", self.path);
+                return Err(io::Error::new(e.kind(), why));
+            }
+        }
         if !self.is_ours(backend) {
             return Err(io::Error::new(
                 io::ErrorKind::PermissionDenied,
