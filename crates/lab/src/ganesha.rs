@@ -3,14 +3,12 @@
 //! account Samba maps its user to, so both protocols see the same data with one owner. It runs with its own rpcbind in a private mount
 //! namespace (a tmpfs on /run), so it never touches an rpcbind of the host.
 
-use crate::net::{netns_of, wait_for_port};
-use crate::proc;
-use crate::state::{LabState, ServiceInfo};
+use crate::service::{start_server, Server};
+use crate::state::LabState;
 use crate::topology::Host;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use std::net::Ipv4Addr;
 use std::path::Path;
-use std::time::Duration;
 
 pub const PORT: u16 = 2049;
 /// The NFSv4 pseudo path of the export.
@@ -80,38 +78,8 @@ exec ganesha.nfsd -F -f {conf} -L {log} -p /run/ganesha/ganesha.pid -N NIV_EVENT
         ),
     )?;
     let out = dir.join("ganesha.out");
-    let script_s = script.to_string_lossy().into_owned();
-    let pid = proc::spawn(
-        state,
-        &format!("ganesha@{}", host.name),
-        &netns_of(&host.name),
-        "unshare",
-        &["--mount", "--propagation", "private", "sh", &script_s],
-        &out,
-    )?;
-    let client = state
-        .topology
-        .clients()
-        .next()
-        .map(|c| netns_of(&c.name))
-        .unwrap_or_default();
-    wait_for_port(&client, host.address, PORT, Duration::from_secs(60)).with_context(|| {
-        format!(
-            "ganesha on {} did not start; see {} and {}",
-            host.name,
-            out.display(),
-            log.display()
-        )
-    })?;
-    state.services.push(ServiceInfo {
-        name: "ganesha".into(),
-        host: host.name.clone(),
-        address: host.address.to_string(),
-        port: PORT,
-        pid,
-        log,
-    });
-    state.save()
+    let server = Server::script_in_private_mounts("ganesha", &script, out, log, PORT);
+    start_server(state, host, server).map(|_| ())
 }
 
 /// An export of Gluster volume `volume` (served by glusterd on `host`) through gfapi.

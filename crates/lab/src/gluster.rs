@@ -5,10 +5,11 @@
 //! technique), and a FUSE mount of each, made from a client namespace (so the traffic
 //! crosses the lab network) yet visible on the host as a directory target.
 
-use crate::net::{netns_of, wait_for_port};
+use crate::net::netns_of;
 use crate::proc;
+use crate::service::{start_server, Server};
 use crate::sh::run;
-use crate::state::{LabState, Resource, ServiceInfo};
+use crate::state::{LabState, Resource};
 use crate::topology::Host;
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
@@ -53,37 +54,9 @@ exec glusterd -N --log-file={log}/glusterd.log
         ),
     )?;
     let out = dir.join("glusterd.out");
-    let script_s = script.to_string_lossy().into_owned();
-    let pid = proc::spawn(
-        state,
-        &format!("glusterd@{}", host.name),
-        &netns_of(&host.name),
-        "unshare",
-        &["--mount", "--propagation", "private", "sh", &script_s],
-        &out,
-    )?;
-    let client = state
-        .topology
-        .clients()
-        .next()
-        .map(|c| netns_of(&c.name))
-        .unwrap_or_default();
-    wait_for_port(&client, host.address, PORT, Duration::from_secs(60)).with_context(|| {
-        format!(
-            "glusterd on {} did not start; see {}",
-            host.name,
-            out.display()
-        )
-    })?;
-    state.services.push(ServiceInfo {
-        name: "glusterd".into(),
-        host: host.name.clone(),
-        address: host.address.to_string(),
-        port: PORT,
-        pid,
-        log: log.join("glusterd.log"),
-    });
-    state.save()
+    let server =
+        Server::script_in_private_mounts("glusterd", &script, out, log.join("glusterd.log"), PORT);
+    start_server(state, host, server).map(|_| ())
 }
 
 /// Runs the gluster CLI inside the namespaces of the glusterd with leader `pid`.

@@ -7,6 +7,7 @@ pub mod gluster;
 pub mod net;
 pub mod proc;
 pub mod samba;
+pub mod service;
 pub mod sh;
 pub mod state;
 pub mod storage;

@@ -3,9 +3,8 @@
 //! whose links point at the replicas' shares, like the seed's `\\ukb.ed\dfs`.
 //! One user per lab; its password is generated and kept in a 0600 file, never printed.
 
-use crate::net::{netns_of, wait_for_port};
-use crate::proc;
-use crate::state::{LabState, ServiceInfo};
+use crate::service::{start_server, Server};
+use crate::state::LabState;
 use crate::topology::Host;
 use anyhow::{Context, Result};
 use std::fmt::Write as _;
@@ -134,40 +133,26 @@ fn start(state: &mut LabState, host: &Host, shares: &str, password: &str) -> Res
     let conf_s = conf_path.to_string_lossy().into_owned();
     // smbpasswd reads the password twice from stdin; it never appears on a command line.
     add_user(&conf_s, password).with_context(|| format!("adding the SMB user on {}", host.name))?;
-    let log = dir.join("smbd.out");
-    let pid = proc::spawn(
-        state,
-        &format!("smbd@{}", host.name),
-        &netns_of(&host.name),
-        "smbd",
-        &[
-            "--foreground",
-            "--no-process-group",
-            "--debug-stdout",
-            "-d",
-            "1",
-            "-s",
-            &conf_s,
-        ],
-        &log,
-    )?;
-    let client = state
-        .topology
-        .clients()
-        .next()
-        .map(|c| netns_of(&c.name))
-        .unwrap_or_default();
-    wait_for_port(&client, host.address, PORT, Duration::from_secs(30))
-        .with_context(|| format!("smbd on {} did not start; see {}", host.name, log.display()))?;
-    state.services.push(ServiceInfo {
-        name: "samba".into(),
-        host: host.name.clone(),
-        address: host.address.to_string(),
+    let out = dir.join("smbd.out");
+    let args = [
+        "--foreground",
+        "--no-process-group",
+        "--debug-stdout",
+        "-d",
+        "1",
+        "-s",
+        &conf_s,
+    ];
+    let server = Server {
+        name: "samba",
+        cmd: "smbd",
+        args: args.iter().map(|s| s.to_string()).collect(),
+        out: out.clone(),
+        log: out,
         port: PORT,
-        pid,
-        log,
-    });
-    state.save()
+        timeout: Duration::from_secs(30),
+    };
+    start_server(state, host, server).map(|_| ())
 }
 
 fn add_user(conf: &str, password: &str) -> Result<()> {
