@@ -4,31 +4,9 @@
 
 use sharebench_core::record::{Record, Scope, Status};
 use sharebench_core::size::format_size;
+use sharebench_report::stats::{cv_pct, median};
 use std::collections::BTreeMap;
 use std::io::Write;
-
-fn median(v: &mut [f64]) -> f64 {
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    v.sort_by(|a, b| a.total_cmp(b));
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
-}
-
-/// Coefficient of variation in percent (sample standard deviation / mean).
-fn cv_pct(v: &[f64]) -> Option<f64> {
-    if v.len() < 2 {
-        return None;
-    }
-    let mean = v.iter().sum::<f64>() / v.len() as f64;
-    let var = v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (v.len() - 1) as f64;
-    (mean > 0.0).then(|| var.sqrt() / mean * 100.0)
-}
 
 pub fn print(records: &[Record], out: &mut dyn Write) {
     // (target, op order, op) -> (file, record) -> throughputs over repetitions
@@ -63,12 +41,12 @@ pub fn print(records: &[Record], out: &mut dyn Write) {
         let mut medians: Vec<(f64, (u64, u64))> = Vec::new();
         let mut cvs: Vec<f64> = Vec::new();
         for (cell, values) in cells {
-            medians.push((median(&mut values.clone()), *cell));
+            medians.push((median(values), *cell));
             if let Some(cv) = cv_pct(values) {
                 cvs.push(cv);
             }
         }
-        let mut all: Vec<f64> = medians.iter().map(|m| m.0).collect();
+        let all: Vec<f64> = medians.iter().map(|m| m.0).collect();
         let (peak, at) =
             medians
                 .iter()
@@ -77,7 +55,7 @@ pub fn print(records: &[Record], out: &mut dyn Write) {
         let cv = if cvs.is_empty() {
             "-".to_string()
         } else {
-            format!("{:.1}", median(&mut cvs))
+            format!("{:.1}", median(&cvs))
         };
         let name = if target.len() > 24 {
             format!("...{}", &target[target.len() - 21..])
@@ -90,24 +68,10 @@ pub fn print(records: &[Record], out: &mut dyn Write) {
             name,
             op,
             cells.len(),
-            median(&mut all),
+            median(&all),
             peak,
             format!("{}/{}", format_size(at.0), format_size(at.1)),
             cv
         );
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn median_and_cv() {
-        assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
-        assert_eq!(median(&mut [4.0, 1.0, 2.0, 3.0]), 2.5);
-        assert!(cv_pct(&[1.0]).is_none());
-        let cv = cv_pct(&[9.0, 10.0, 11.0]).unwrap();
-        assert!((cv - 10.0).abs() < 1e-9);
     }
 }
