@@ -1,7 +1,8 @@
 //! sharebench: compare the performance of file-sharing protocols and file systems.
-//! This crate is the command line: argument parsing, front ends (`run`, `iozone`) and
-//! terminal output. The measuring is in `sharebench-core`, the targets in
-//! `sharebench-backends`.
+//! This crate is the command line: argument parsing, the front ends (`run`, `iozone`,
+//! `report`, `lab`) and terminal output. The measuring is in `sharebench-core`, the targets
+//! in `sharebench-backends`, the analysis in `sharebench-report`, the servers in
+//! `sharebench-lab`.
 
 mod error;
 mod iozone;

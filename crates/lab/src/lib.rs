@@ -1,4 +1,4 @@
-//! sharebench-lab: stands up real file servers (Samba, NFS-Ganesha) in network namespaces
+//! sharebench-lab: stands up real file servers (Samba, NFS-Ganesha, GlusterFS) in network namespaces
 //! on one Linux box, hands out targets for them, and takes everything down again, also
 //! after a crash. Not: measuring (the engine does that) or protocol clients (backends).
 
