@@ -224,3 +224,249 @@ fn xlsx_workbook_through_calamine() {
     );
     assert!(workbook::read_with_calamine(&bytes[..bytes.len() / 2]).is_err());
 }
+
+// ---------------------------------------------------------------------------------------
+// Real IOzone 3.414 outputs (fixtures/README.md: built here from the public sources, run
+// on tmpfs). Each test reads what IOzone printed independently of the importer and asks
+// the importer, on the text and on the `-b` workbook of the same run, for exactly those
+// numbers.
+
+fn fixture_bytes(name: &str) -> Vec<u8> {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name);
+    std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// (op, file KiB, record KiB) -> the integer IOzone printed, read from the text's
+/// "Excel output is below" reports with nothing but string splitting.
+type Printed = std::collections::BTreeMap<(String, u64, u64), u64>;
+
+fn printed_reports(text: &str) -> Printed {
+    let ops = [
+        ("\"Writer report\"", "write"),
+        ("\"Re-writer report\"", "rewrite"),
+        ("\"Reader report\"", "read"),
+        ("\"Re-Reader report\"", "reread"),
+        ("\"Random read report\"", "random-read"),
+        ("\"Random write report\"", "random-write"),
+    ];
+    let unq = |t: &str| -> u64 { t.trim_matches('"').parse().unwrap() };
+    let mut out = Printed::new();
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines
+        .iter()
+        .position(|l| l.starts_with("Excel output is below"))
+        .expect("an -R report");
+    let mut i = start;
+    while i < lines.len() {
+        let Some((_, op)) = ops.iter().find(|(t, _)| lines[i].trim() == *t) else {
+            i += 1;
+            continue;
+        };
+        let recs: Vec<u64> = lines[i + 1].split_whitespace().map(unq).collect();
+        i += 2;
+        while i < lines.len() && lines[i].starts_with('"') && !lines[i].ends_with("report\"") {
+            let mut toks = lines[i].split_whitespace();
+            let kb = unq(toks.next().unwrap());
+            for (k, v) in toks.enumerate() {
+                let key = (op.to_string(), kb, recs[k]);
+                assert!(out.insert(key, v.parse().unwrap()).is_none());
+            }
+            i += 1;
+        }
+    }
+    out
+}
+
+fn imported(records: &[Record]) -> Printed {
+    let mut out = Printed::new();
+    for r in records {
+        assert_eq!(r.throughput_kib_s.fract(), 0.0, "{r:?}");
+        let key = (r.op.clone(), r.file_size / 1024, r.record_size / 1024);
+        assert!(out.insert(key, r.throughput_kib_s as u64).is_none());
+    }
+    out
+}
+
+/// The auto table's rows, whose columns run together once a figure has 8 digits
+/// ("305715312902017"): with the blanks removed, a row is exactly its figures from the
+/// reports, in column order. Returns the rows checked.
+fn table_matches_reports(text: &str, printed: &Printed, columns: &[&str]) -> usize {
+    let lines: Vec<&str> = text.lines().collect();
+    let head = lines
+        .iter()
+        .position(|l| l.trim_start().starts_with("KB  reclen"))
+        .unwrap();
+    let mut rows = 0;
+    for line in &lines[head + 1..] {
+        let toks: Vec<&str> = line.split_whitespace().collect();
+        if toks.len() < 3 || !toks.iter().all(|t| t.bytes().all(|b| b.is_ascii_digit())) {
+            break;
+        }
+        let (kb, rec) = (toks[0].parse().unwrap(), toks[1].parse().unwrap());
+        let want: String = columns
+            .iter()
+            .map(|op| printed[&(op.to_string(), kb, rec)].to_string())
+            .collect();
+        assert_eq!(toks[2..].concat(), want, "{line}");
+        rows += 1;
+    }
+    rows
+}
+
+fn command_line(text: &str) -> String {
+    let l = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Command line used: "))
+        .unwrap();
+    format!("{l} ")
+}
+
+fn check_auto_run(stem: &str, columns: &[&str], cells: usize) {
+    let text = fixture(&format!("{stem}.txt"));
+    let printed = printed_reports(&text);
+    assert_eq!(printed.len(), cells * columns.len());
+    assert!(printed.values().all(|v| *v > 0));
+    assert_eq!(table_matches_reports(&text, &printed, columns), cells);
+
+    let from_text = iozone_text::parse(&text, "t").unwrap().records;
+    assert!(from_text
+        .iter()
+        .all(|r| r.scope == Scope::Single && r.rep == 0));
+    assert_eq!(imported(&from_text), printed, "{stem}.txt");
+
+    // The same log without -R: only the table, with its run-together columns.
+    let table_only = &text[..text.find("Excel output is below").unwrap()];
+    let from_table = iozone_text::parse(table_only, "t").unwrap().records;
+    assert_eq!(imported(&from_table), printed, "{stem}.txt table");
+
+    let bytes = fixture_bytes(&format!("{stem}.xls"));
+    assert!(biff::looks_like(&bytes));
+    let grid = biff::read(&bytes).unwrap();
+    assert_eq!(
+        grid.get(0, 0),
+        Some(&workbook::Value::Text(command_line(&text)))
+    );
+    let from_xls = workbook::parse(&grid, "x").unwrap().records;
+    assert_eq!(imported(&from_xls), printed, "{stem}.xls");
+}
+
+#[test]
+fn real_iozone_auto_text_and_workbook_give_every_printed_number() {
+    // -a -n 64k -g 4m -i 0 -i 1 -i 2: 7 file sizes, 5..11 record sizes each.
+    check_auto_run(
+        "iozone-real-auto",
+        &[
+            "write",
+            "rewrite",
+            "read",
+            "reread",
+            "random-read",
+            "random-write",
+        ],
+        5 + 6 + 7 + 8 + 9 + 10 + 11,
+    );
+}
+
+#[test]
+fn real_iozone_auto_z_text_and_workbook_give_every_printed_number() {
+    // -a -z -n 64k -g 1m -y 4k -q 64k -i 0 -i 1: 5 file sizes x 5 record sizes.
+    check_auto_run(
+        "iozone-real-auto-z",
+        &["write", "rewrite", "read", "reread"],
+        25,
+    );
+}
+
+/// The "Children see throughput" block of a throughput run as printed: phase -> the
+/// five figures and the min xfer, as the strings IOzone printed.
+fn printed_throughput(text: &str) -> Vec<(&'static str, [String; 6])> {
+    let phases = [
+        ("initial writers", "write"),
+        ("rewriters", "rewrite"),
+        ("readers", "read"),
+        ("re-readers", "reread"),
+    ];
+    let lines: Vec<&str> = text.lines().collect();
+    let after_eq = |l: &str| -> String {
+        l.rsplit('=')
+            .next()
+            .unwrap()
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    let mut out = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        let Some(rest) = l.trim().strip_prefix("Children see throughput for") else {
+            continue;
+        };
+        let phase = rest.split('=').next().unwrap().trim();
+        let phase = phase.trim_start_matches(|c: char| c.is_ascii_digit() || c == ' ');
+        let (_, op) = phases.iter().find(|(p, _)| *p == phase).unwrap();
+        let figures: [String; 6] = std::array::from_fn(|k| after_eq(lines[i + k]));
+        out.push((*op, figures));
+    }
+    out
+}
+
+fn check_throughput_run(stem: &str) {
+    let text = fixture(&format!("{stem}.txt"));
+    let printed = printed_throughput(&text);
+    assert_eq!(
+        printed.iter().map(|(op, _)| *op).collect::<Vec<_>>(),
+        ["write", "rewrite", "read", "reread"]
+    );
+    let num = |s: &String| -> f64 { s.parse().unwrap() };
+
+    let from_text = iozone_text::parse(&text, "t").unwrap().records;
+    assert_eq!(from_text.len(), printed.len());
+    for (op, f) in &printed {
+        let r = find(&from_text, op, 2);
+        assert_eq!(r.scope, Scope::Aggregate);
+        assert_eq!((r.file_size, r.record_size), (512 * 1024, 4096));
+        let t = r.throughput.unwrap();
+        assert_eq!(r.throughput_kib_s, num(&f[0]), "{op}");
+        assert_eq!(t.children_see_kib_s, num(&f[0]), "{op}");
+        assert_eq!(t.parent_sees_kib_s, num(&f[1]), "{op}");
+        assert_eq!(t.min_worker_kib_s, num(&f[2]), "{op}");
+        assert_eq!(t.max_worker_kib_s, num(&f[3]), "{op}");
+        assert_eq!(t.avg_worker_kib_s, num(&f[4]), "{op}");
+        assert_eq!(t.min_xfer_bytes, (num(&f[5]) * 1024.0) as u64, "{op}");
+    }
+
+    // The workbook keeps IOzone's double; the text printed it with %.2f.
+    let grid = biff::read(&fixture_bytes(&format!("{stem}.xls"))).unwrap();
+    assert_eq!(
+        grid.get(0, 0),
+        Some(&workbook::Value::Text(command_line(&text)))
+    );
+    let from_xls = workbook::parse(&grid, "x").unwrap().records;
+    assert_eq!(from_xls.len(), printed.len());
+    for (op, f) in &printed {
+        let r = find(&from_xls, op, 2);
+        assert_eq!(
+            (r.scope, r.file_size, r.record_size),
+            (Scope::Aggregate, 512 * 1024, 4096)
+        );
+        assert_eq!(format!("{:.2}", r.throughput_kib_s), f[0], "{op}");
+        assert_eq!(
+            format!("{:.2}", r.throughput.unwrap().children_see_kib_s),
+            f[0]
+        );
+        let t = find(&from_text, op, 2);
+        assert!((t.throughput_kib_s - r.throughput_kib_s).abs() <= 0.005);
+    }
+}
+
+#[test]
+fn real_iozone_t2_text_and_workbook_agree_with_the_printed_summary() {
+    check_throughput_run("iozone-real-t2");
+}
+
+#[test]
+fn real_iozone_t2_with_cpu_report_text_and_workbook() {
+    check_throughput_run("iozone-real-t2-cpu");
+}

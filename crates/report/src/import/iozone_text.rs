@@ -140,6 +140,53 @@ fn column_op(qualifier: Option<&str>, name: &str) -> Option<&'static str> {
     })
 }
 
+/// Digits IOzone prints a column's figure in (`%8lld`, `%9lld`, ...; the leading space
+/// of `" %8lld"` is not counted). A figure that fills its width has no blank before it.
+fn column_width(op: Option<&str>) -> usize {
+    match op {
+        Some("read" | "reread" | "fwrite" | "frewrite" | "freread" | "re-pwrite")
+        | Some("re-pread" | "pwritev" | "re-preadv") => 9,
+        Some("re-pwritev" | "preadv") => 10,
+        _ => 8,
+    }
+}
+
+/// Splits a table token that is several figures run together. IOzone prints each figure
+/// right-aligned in a fixed width, so a figure as wide as its column touches the one
+/// before it ("305715312902017" is write 3057153 then rewrite 12902017). The columns whose
+/// header ends inside the token say how many figures it holds; every one but the first
+/// fills its width exactly. A token that does not split that way stays whole.
+fn split_fused(
+    text: &str,
+    end: usize,
+    columns: &[(usize, Option<&'static str>)],
+) -> Vec<(String, usize)> {
+    let start = end.saturating_sub(text.len());
+    let inside: Vec<&(usize, Option<&'static str>)> = columns
+        .iter()
+        .filter(|(cend, _)| *cend > start + 1 && *cend <= end + 2)
+        .collect();
+    if inside.len() < 2 {
+        return vec![(text.to_string(), end)];
+    }
+    let mut pieces = Vec::new();
+    let mut rest = text;
+    let mut piece_end = end;
+    for (k, (_, op)) in inside.iter().enumerate().rev() {
+        let w = column_width(*op);
+        let take = if k == 0 { rest.len() } else { w };
+        if take == 0 || take > rest.len() || (k == 0 && take > w) {
+            return vec![(text.to_string(), end)];
+        }
+        let (head, tail) = rest.split_at(rest.len() - take);
+        pieces.push((tail.to_string(), piece_end));
+        piece_end -= take;
+        rest = head;
+    }
+    pieces.reverse();
+    pieces
+}
+
 /// The auto/single-mode tables: a `KB reclen ...` header, then rows of integers.
 fn parse_tables(lines: &[&str], source: &str) -> Vec<Record> {
     let mut out = Vec::new();
@@ -174,12 +221,20 @@ fn parse_tables(lines: &[&str], source: &str) -> Vec<Record> {
         while i < lines.len() {
             let row = detab(lines[i]);
             let cells = tokens_with_ends(&row);
-            if cells.len() < 3 || !cells.iter().all(|(t, _)| t.parse::<u64>().is_ok()) {
+            if cells.len() < 3
+                || !cells
+                    .iter()
+                    .all(|(t, _)| t.bytes().all(|b| b.is_ascii_digit()))
+            {
                 break;
             }
             let kb: u64 = cells[0].0.parse().unwrap_or(0);
             let rec_kb: u64 = cells[1].0.parse().unwrap_or(0);
-            let values = &cells[2..];
+            let values: Vec<(String, usize)> = cells[2..]
+                .iter()
+                .flat_map(|(t, end)| split_fused(t, *end, &columns))
+                .collect();
+            let values = &values[..];
             let positional = values.len() == columns.len();
             let mut used = vec![false; columns.len()];
             for (k, (text, end)) in values.iter().enumerate() {
@@ -432,6 +487,28 @@ mod tests {
         assert_eq!(got[3].record_size, 8 * 1024);
         assert_eq!(got[3].throughput_kib_s, 400.0);
         assert_eq!(got[4].op, "read");
+    }
+
+    #[test]
+    fn run_together_columns_are_split_by_width() {
+        // IOzone 3.414 on tmpfs: 8-digit figures fill %8lld and touch their neighbours.
+        let text = "                                                            random  random    bkwd   record   stride                                   \n              KB  reclen   write rewrite    read    reread    read   write    read  rewrite     read   fwrite frewrite   fread  freread\n              64      32 305715312902017 15972885 209621911597288512902017                                                          \n";
+        let got: Vec<(String, f64)> = parse(text, "t")
+            .unwrap()
+            .records
+            .into_iter()
+            .map(|r| (r.op, r.throughput_kib_s))
+            .collect();
+        let want = [
+            ("write", 3057153.0),
+            ("rewrite", 12902017.0),
+            ("read", 15972885.0),
+            ("reread", 20962191.0),
+            ("random-read", 15972885.0),
+            ("random-write", 12902017.0),
+        ];
+        let want: Vec<(String, f64)> = want.iter().map(|(o, v)| (o.to_string(), *v)).collect();
+        assert_eq!(got, want);
     }
 
     #[test]
