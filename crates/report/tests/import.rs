@@ -470,3 +470,53 @@ fn real_iozone_t2_text_and_workbook_agree_with_the_printed_summary() {
 fn real_iozone_t2_with_cpu_report_text_and_workbook() {
     check_throughput_run("iozone-real-t2-cpu");
 }
+
+#[test]
+fn real_iozone_t2_cpu_utilisation_imports_as_printed() {
+    let text = fixture("iozone-real-t2-cpu.txt");
+    // The -+u line of each phase, in order: "CPU utilization: Wall time W CPU time C CPU utilization P %".
+    let printed: Vec<f64> = text
+        .lines()
+        .filter(|l| {
+            l.trim()
+                .to_ascii_lowercase()
+                .starts_with("cpu utilization:")
+        })
+        .map(|l| {
+            l.split_whitespace()
+                .filter_map(|w| w.parse::<f64>().ok())
+                .next_back()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(printed.len(), 4);
+    let ops = ["write", "rewrite", "read", "reread"];
+    let from_text = iozone_text::parse(&text, "t").unwrap().records;
+    for (op, pct) in ops.iter().zip(&printed) {
+        assert_eq!(find(&from_text, op, 2).cpu_util_pct, *pct, "{op}");
+    }
+    // The workbook's CPU rows (IOzone's double, printed with %.2f in the -R text).
+    let report_rows: Vec<String> = {
+        let at = text
+            .lines()
+            .position(|l| l.contains("CPU utilization report"))
+            .unwrap();
+        text.lines()
+            .skip(at)
+            .filter(|l| {
+                l.starts_with("\"")
+                    && !l.contains("report")
+                    && !l.contains("size")
+                    && !l.contains("Output")
+            })
+            .map(|l| l.rsplit('"').next().unwrap().trim().to_string())
+            .collect()
+    };
+    let grid = biff::read(&fixture_bytes("iozone-real-t2-cpu.xls")).unwrap();
+    let from_xls = workbook::parse(&grid, "x").unwrap().records;
+    for (op, printed_row) in ops.iter().zip(&report_rows) {
+        let r = find(&from_xls, op, 2);
+        assert!(r.cpu_util_pct > 0.0, "{op}: no CPU from the workbook");
+        assert_eq!(format!("{:.2}", r.cpu_util_pct), *printed_row, "{op}");
+    }
+}

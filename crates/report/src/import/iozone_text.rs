@@ -405,6 +405,8 @@ fn parse_throughput(lines: &[&str], source: &str) -> Vec<Record> {
             children_see_kib_s: children,
             ..Default::default()
         };
+        // -+u: "CPU utilization: Wall time W CPU time C CPU utilization P %".
+        let mut cpu: Option<(f64, f64)> = None;
         let mut j = i + 1;
         while j < lines.len() && j <= i + 6 {
             let l = lines[j].trim();
@@ -419,6 +421,14 @@ fn parse_throughput(lines: &[&str], source: &str) -> Vec<Record> {
                 t.avg_worker_kib_s = v.unwrap_or(0.0);
             } else if l.starts_with("Min xfer") {
                 t.min_xfer_bytes = (v.unwrap_or(0.0) * 1024.0) as u64;
+            } else if l.to_ascii_lowercase().starts_with("cpu utilization:") {
+                let nums: Vec<f64> = l
+                    .split_whitespace()
+                    .filter_map(|w| w.parse().ok())
+                    .collect();
+                if let [_wall, cpu_s, pct] = nums[..] {
+                    cpu = Some((cpu_s, pct));
+                }
             } else if l.starts_with("Children see") {
                 break;
             }
@@ -444,6 +454,10 @@ fn parse_throughput(lines: &[&str], source: &str) -> Vec<Record> {
             r.seconds = r.bytes as f64 / 1024.0 / wall;
             r.throughput = Some(t);
             r.stonewalled = t.min_xfer_bytes > 0 && t.min_xfer_bytes < r.file_size;
+            if let Some((cpu_s, pct)) = cpu {
+                r.cpu_total_s = cpu_s;
+                r.cpu_util_pct = pct;
+            }
             out.push(r);
         }
         i = j.max(i + 1);

@@ -234,6 +234,10 @@ fn parse_throughput(grid: &Grid, command: &str, source: &str) -> Vec<Record> {
     let mut out = Vec::new();
     let mut rec_kb = 4u64;
     let mut in_cpu = false;
+    // The records of each throughput row, by column; CPU rows attach to them by position,
+    // because IOzone labels its CPU rows by a fixed list, not by the phases that ran.
+    let mut rows: Vec<Vec<(u16, usize)>> = Vec::new();
+    let mut cpu_row = 0;
     for r in 0..=grid.last_row() {
         let Some(t) = grid.text(r, 0) else { continue };
         if let Some(rest) = t.trim().strip_prefix("Record size = ") {
@@ -249,11 +253,32 @@ fn parse_throughput(grid: &Grid, command: &str, source: &str) -> Vec<Record> {
             continue;
         }
         if in_cpu {
+            let cells: Vec<(u16, f64)> = (2..=grid.last_col(r))
+                .filter_map(|c| grid.number(r, c).map(|v| (c, v)))
+                .collect();
+            if cells.is_empty()
+                || t.trim().starts_with("Record size")
+                || t.starts_with("Output is in")
+            {
+                continue;
+            }
+            for (c, pct) in cells {
+                let found = rows
+                    .get(cpu_row)
+                    .and_then(|cols| cols.iter().find(|(col, _)| *col == c));
+                if let Some(&(_, idx)) = found {
+                    let rec: &mut Record = &mut out[idx];
+                    rec.cpu_util_pct = pct;
+                    rec.cpu_total_s = pct / 100.0 * rec.seconds;
+                }
+            }
+            cpu_row += 1;
             continue;
         }
         let Some(op) = iozone_report_op(t) else {
             continue;
         };
+        let mut cols = Vec::new();
         for c in 2..=grid.last_col(r) {
             let Some(v) = grid.number(r, c).filter(|v| *v > 0.0) else {
                 continue;
@@ -268,8 +293,10 @@ fn parse_throughput(grid: &Grid, command: &str, source: &str) -> Vec<Record> {
                 children_see_kib_s: v,
                 ..Default::default()
             });
+            cols.push((c, out.len()));
             out.push(rec);
         }
+        rows.push(cols);
     }
     out
 }
