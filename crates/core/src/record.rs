@@ -165,6 +165,54 @@ pub struct WorkloadFigures {
     pub note: Option<String>,
 }
 
+impl Default for Record {
+    /// An empty single-worker measurement of this schema: no bytes, no time, status ok,
+    /// cache policy `keep`. For importers and tests that fill in what they know.
+    fn default() -> Self {
+        Record {
+            schema: SCHEMA_VERSION,
+            run_id: String::new(),
+            target: String::new(),
+            backend: String::new(),
+            client: String::new(),
+            workload: String::new(),
+            op: String::new(),
+            file_size: 0,
+            record_size: 0,
+            threads: 1,
+            scope: Scope::Single,
+            worker: None,
+            rep: 0,
+            bytes: 0,
+            seconds: 0.0,
+            throughput_kib_s: 0.0,
+            cpu_user_s: 0.0,
+            cpu_sys_s: 0.0,
+            cpu_total_s: 0.0,
+            cpu_util_pct: 0.0,
+            server_cpu_s: None,
+            server_cpu_util_pct: None,
+            latency: LatencySummary::default(),
+            throughput: None,
+            stonewalled: false,
+            include_close: false,
+            include_fsync: false,
+            direct: false,
+            sync: false,
+            mmap: false,
+            cache: "keep".into(),
+            cache_purge: None,
+            verify: false,
+            status: Status::Ok,
+            error: None,
+            mismatch_file: None,
+            mismatch_offset: None,
+            started_at: String::new(),
+            figures: WorkloadFigures::default(),
+        }
+    }
+}
+
 /// Appends records to `results.jsonl`, one flushed line each.
 pub struct RecordWriter {
     path: PathBuf,
@@ -357,7 +405,6 @@ pub fn write_csv(path: &Path, records: &[Record]) -> io::Result<()> {
 #[cfg(test)]
 pub(crate) fn sample_record() -> Record {
     Record {
-        schema: SCHEMA_VERSION,
         run_id: "r1".into(),
         target: "/tmp".into(),
         backend: "posix".into(),
@@ -368,8 +415,6 @@ pub(crate) fn sample_record() -> Record {
         record_size: 4096,
         threads: 1,
         scope: Scope::Single,
-        worker: None,
-        rep: 0,
         bytes: 1 << 20,
         seconds: 0.5,
         throughput_kib_s: 2048.0,
@@ -377,25 +422,8 @@ pub(crate) fn sample_record() -> Record {
         cpu_sys_s: 0.2,
         cpu_total_s: 0.3,
         cpu_util_pct: 60.0,
-        server_cpu_s: None,
-        server_cpu_util_pct: None,
-        latency: LatencySummary::default(),
-        throughput: None,
-        stonewalled: false,
-        include_close: false,
-        include_fsync: false,
-        direct: false,
-        sync: false,
-        mmap: false,
-        cache: "keep".into(),
-        cache_purge: None,
-        verify: false,
-        status: Status::Ok,
-        error: None,
-        mismatch_file: None,
-        mismatch_offset: None,
         started_at: "2026-01-01T00:00:00Z".into(),
-        figures: WorkloadFigures::default(),
+        ..Default::default()
     }
 }
 

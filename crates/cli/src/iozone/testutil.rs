@@ -1,7 +1,7 @@
 //! Synthetic records for the unit tests of the IOzone front end.
 
 use sharebench_core::op::Op;
-use sharebench_core::record::{Record, Scope, Status, ThroughputSummary, SCHEMA_VERSION};
+use sharebench_core::record::{Record, Scope, ThroughputSummary};
 
 /// A successful record of `op` on a (file, record) cell moving `bytes` in `seconds`.
 pub fn record(
@@ -13,7 +13,6 @@ pub fn record(
     scope: Scope,
 ) -> Record {
     Record {
-        schema: SCHEMA_VERSION,
         run_id: "t".into(),
         target: "/tmp".into(),
         backend: "posix".into(),
@@ -24,8 +23,6 @@ pub fn record(
         record_size,
         threads: 1,
         scope,
-        worker: None,
-        rep: 0,
         bytes,
         seconds,
         throughput_kib_s: bytes as f64 / 1024.0 / seconds,
@@ -33,25 +30,8 @@ pub fn record(
         cpu_sys_s: seconds / 4.0,
         cpu_total_s: seconds / 2.0,
         cpu_util_pct: 50.0,
-        server_cpu_s: None,
-        server_cpu_util_pct: None,
-        latency: Default::default(),
-        throughput: None,
-        stonewalled: false,
-        include_close: false,
-        include_fsync: false,
-        direct: false,
-        sync: false,
-        mmap: false,
-        cache: "keep".into(),
-        cache_purge: None,
-        verify: false,
-        status: Status::Ok,
-        error: None,
-        mismatch_file: None,
-        mismatch_offset: None,
         started_at: "2026-01-01T00:00:00Z".into(),
-        figures: Default::default(),
+        ..Default::default()
     }
 }
 

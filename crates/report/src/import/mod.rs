@@ -8,8 +8,7 @@ pub mod fio;
 pub mod iozone_text;
 pub mod workbook;
 
-use sharebench_core::latency::LatencySummary;
-use sharebench_core::record::{Record, Scope, Status, SCHEMA_VERSION};
+use sharebench_core::record::{Record, Scope};
 
 /// What an importer found: records, and notes about what it skipped.
 #[derive(Debug, Default, Clone)]
@@ -34,7 +33,6 @@ pub fn record(
         0.0
     };
     Record {
-        schema: SCHEMA_VERSION,
         run_id: source.to_string(),
         target: String::new(),
         backend: tool.to_string(),
@@ -45,8 +43,6 @@ pub fn record(
         record_size,
         threads: 1,
         scope: Scope::Single,
-        worker: None,
-        rep: 0,
         bytes: file_size,
         seconds,
         throughput_kib_s: kib_s,
@@ -54,25 +50,9 @@ pub fn record(
         cpu_sys_s: 0.0,
         cpu_total_s: 0.0,
         cpu_util_pct: 0.0,
-        server_cpu_s: None,
-        server_cpu_util_pct: None,
-        latency: LatencySummary::default(),
-        throughput: None,
-        stonewalled: false,
-        include_close: false,
-        include_fsync: false,
-        direct: false,
-        sync: false,
-        mmap: false,
         cache: "unknown".into(),
-        cache_purge: None,
-        verify: false,
-        status: Status::Ok,
-        error: None,
-        mismatch_file: None,
-        mismatch_offset: None,
         started_at: String::new(),
-        figures: Default::default(),
+        ..Default::default()
     }
 }
 

@@ -3,11 +3,10 @@
 //! per-target speed factor and noise) written as results.jsonl + run.json.
 #![allow(dead_code)]
 
-use sharebench_core::latency::LatencySummary;
 use sharebench_core::manifest::{Host, Manifest, TargetManifest};
 use sharebench_core::op::Op;
 use sharebench_core::plan::{auto_cells, Cell, Plan};
-use sharebench_core::record::{Record, Scope, Status, SCHEMA_VERSION};
+use sharebench_core::record::{Record, Scope};
 use std::io::Write;
 use std::path::Path;
 
@@ -35,7 +34,6 @@ pub fn all_auto_cells() -> Vec<Cell> {
 pub fn record(target: &str, op: Op, cell: Cell, rep: u32, kib_s: f64) -> Record {
     let seconds = cell.file_size as f64 / 1024.0 / kib_s;
     Record {
-        schema: SCHEMA_VERSION,
         run_id: "synthetic".into(),
         target: target.into(),
         backend: "posix".into(),
@@ -46,7 +44,6 @@ pub fn record(target: &str, op: Op, cell: Cell, rep: u32, kib_s: f64) -> Record 
         record_size: cell.record_size,
         threads: 1,
         scope: Scope::Single,
-        worker: None,
         rep,
         bytes: cell.file_size,
         seconds,
@@ -55,25 +52,8 @@ pub fn record(target: &str, op: Op, cell: Cell, rep: u32, kib_s: f64) -> Record 
         cpu_sys_s: 0.6 * seconds,
         cpu_total_s: 0.9 * seconds,
         cpu_util_pct: 90.0,
-        server_cpu_s: None,
-        server_cpu_util_pct: None,
-        latency: LatencySummary::default(),
-        throughput: None,
-        stonewalled: false,
-        include_close: false,
-        include_fsync: false,
-        direct: false,
-        sync: false,
-        mmap: false,
-        cache: "keep".into(),
-        cache_purge: None,
-        verify: false,
-        status: Status::Ok,
-        error: None,
-        mismatch_file: None,
-        mismatch_offset: None,
         started_at: "2026-01-01T00:00:00Z".into(),
-        figures: Default::default(),
+        ..Default::default()
     }
 }
 
