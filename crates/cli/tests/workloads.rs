@@ -83,6 +83,33 @@ fn metadata_sweep_and_every_basic_test_on_tmpfs() {
             "no {test} {op}"
         );
     }
+    // Each test but test5 has a whole-test record over its wall time. The wall covers at
+    // least the summed call times, so its rate never exceeds the fastest operation type's.
+    for test in [
+        "test1", "test2", "test3", "test4", "test6", "test7", "test8", "test9",
+    ] {
+        let wholes: Vec<&Value> = recs
+            .iter()
+            .filter(|r| r["test"] == test && r["op"] == "whole-test")
+            .collect();
+        assert!(!wholes.is_empty(), "no whole-test record for {test}");
+        for w in wholes {
+            let parts = recs.iter().filter(|r| {
+                r["test"] == test
+                    && r["op"] != "whole-test"
+                    && r["rep"] == w["rep"]
+                    && r["started_at"] == w["started_at"]
+            });
+            let fastest = parts.map(|r| f(r, "ops_per_s")).fold(0.0, f64::max);
+            assert!(
+                f(w, "ops_per_s") > 0.0 && f(w, "ops_per_s") <= fastest * (1.0 + 1e-9),
+                "{test}: {w}"
+            );
+        }
+    }
+    assert!(!recs
+        .iter()
+        .any(|r| r["test"] == "test5" && r["op"] == "whole-test"));
     let reads: Vec<&Value> = recs.iter().filter(|r| r["op"] == "read-uncached").collect();
     assert_eq!(reads.len(), 4);
     assert!(reads
