@@ -123,6 +123,8 @@ struct Located {
     netns: Option<String>,
     env: Vec<(String, String)>,
     servers: ProcessSet,
+    /// The server's own view of the target's files, where the lab has one.
+    server_path: Option<std::path::PathBuf>,
 }
 
 fn locate(name: &str) -> Result<Located, String> {
@@ -132,6 +134,7 @@ fn locate(name: &str) -> Result<Located, String> {
             netns: None,
             env: Vec::new(),
             servers: ProcessSet::default(),
+            server_path: None,
         });
     }
     let t = sharebench_lab::resolve(name).map_err(|e| format!("{e:#}"))?;
@@ -153,6 +156,7 @@ fn locate(name: &str) -> Result<Located, String> {
         netns,
         env: t.env,
         servers,
+        server_path: t.server_path,
     })
 }
 
@@ -201,6 +205,10 @@ fn prepare_targets(names: &[String], run_id: &str) -> CliResult<Vec<Target>> {
                 backend,
                 workdir,
                 servers: l.servers,
+                server_view: l
+                    .server_path
+                    .as_deref()
+                    .and_then(|p| sharebench_backends::open_target(&p.to_string_lossy()).ok()),
             })
         });
         match prepared {

@@ -302,6 +302,47 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
     assert_eq!(client("lab:nfs3"), "libnfs-nfs3");
     assert_eq!(client("lab:gluster"), "fuse");
 
+    // Fragmentation of network targets: the clients cannot ask for extents, the server's
+    // backing file answers, and the record says so.
+    let out5 = shm_dir();
+    let out_dir5 = out5.path().join("r");
+    let o = run(&[
+        "run",
+        "-w",
+        "stream",
+        "--streams",
+        "1",
+        "--stream-size",
+        "8m",
+        "--prealloc-hints",
+        "windows",
+        "-n",
+        "1",
+        "-o",
+        out_dir5.to_str().unwrap(),
+        "lab:smb",
+        "lab:nfs3",
+    ]);
+    assert!(o.status.success(), "stream on lab targets: {}", stderr(&o));
+    let recs = records(&out_dir5);
+    for t in ["lab:smb", "lab:nfs3"] {
+        let rec = recs
+            .iter()
+            .find(|r| r["target"] == t && r["op"] == "record")
+            .unwrap();
+        assert!(
+            rec["extents_per_file"].as_f64().is_some_and(|e| e >= 1.0),
+            "{rec}"
+        );
+        assert!(
+            rec["note"]
+                .as_str()
+                .unwrap_or("")
+                .contains("server's backing file"),
+            "{rec}"
+        );
+    }
+
     // A server killed during a run: a clear error for its target, the other target runs to
     // the end, every record stays.
     let out4 = shm_dir();

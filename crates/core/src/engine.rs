@@ -28,6 +28,10 @@ pub struct Target {
     /// The target's server processes on this machine (the lab's), whose CPU is recorded
     /// with each measurement; empty for other targets.
     pub servers: server_cpu::ProcessSet,
+    /// The same files as the server stores them, where that is on this machine (a lab
+    /// share's directory on its backing image): for what only the server side can
+    /// measure, such as extents through FIEMAP. `None` for other targets.
+    pub server_view: Option<Arc<dyn Backend>>,
 }
 
 /// Receives records and progress. Errors from `record` stop the run (nowhere to write).

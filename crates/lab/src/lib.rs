@@ -353,6 +353,11 @@ pub struct LabTarget {
     pub client_netns: String,
     pub env: Vec<(String, String)>,
     pub server: String,
+    /// Where the server keeps this target's files on this machine (a share's directory
+    /// on its backing image, or the first brick of a Gluster volume), for measurements
+    /// only the server side can make (extents). `None` where it is ambiguous (DFS).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_path: Option<PathBuf>,
 }
 
 /// Every target the running lab offers.
@@ -374,6 +379,7 @@ pub fn targets(state: &LabState) -> Vec<LabTarget> {
             client_netns: netns.clone(),
             env: env.clone(),
             server: server.into(),
+            server_path: None,
         })
     };
     for (i, r) in t.replicas().enumerate() {
@@ -428,11 +434,28 @@ pub fn targets(state: &LabState) -> Vec<LabTarget> {
                     client_netns: String::new(),
                     env: Vec::new(),
                     server: g.name.clone(),
+                    server_path: None,
                 });
             }
         }
     }
+    for target in &mut out {
+        target.server_path = server_path(state, target);
+    }
     out
+}
+
+/// The directory on this machine that holds `target`'s files on its server.
+fn server_path(state: &LabState, target: &LabTarget) -> Option<PathBuf> {
+    let brick = |volume: &str| state.file(format!("srv/{}/bricks/{volume}", target.server));
+    let name = target.name.strip_prefix("lab:")?;
+    Some(match name {
+        "gluster" => brick(gluster::SINGLE),
+        "gluster-replica" | "gluster-nfs3" => brick(gluster::REPLICA),
+        "nfs3" | "nfs4" => state.file(format!("srv/{}/nfs-sharing", target.server)),
+        n if n.starts_with("smb") => state.file(format!("srv/{}/smb-sharing", target.server)),
+        _ => return None,
+    })
 }
 
 /// Resolves `lab:NAME` against the running lab.

@@ -240,11 +240,25 @@ fn bps(bytes: u64, seconds: f64) -> f64 {
     }
 }
 
-/// Extents per file: (mean, max), or why they are unavailable.
-fn fragmentation(b: &dyn Backend, files: &[String]) -> Result<(f64, u64), String> {
+/// Extents per file: (mean, max), or why they are unavailable. A client that cannot ask
+/// (NFS, SMB) is answered from the server's view of the same files, when there is one.
+fn fragmentation(
+    b: &dyn Backend,
+    server_view: Option<&dyn Backend>,
+    files: &[String],
+) -> Result<(f64, u64, bool), String> {
     let mut counts = Vec::new();
+    let mut via_server = false;
     for f in files {
-        match b.extents(f) {
+        let n = match (b.extents(f), server_view) {
+            (Ok(n), _) => Ok(n),
+            (Err(e), Some(v)) if e.kind() == std::io::ErrorKind::Unsupported => {
+                via_server = true;
+                v.extents(f)
+            }
+            (Err(e), _) => Err(e),
+        };
+        match n {
             Ok(n) => counts.push(n),
             Err(e) => return Err(format!("fragmentation unavailable: {e}")),
         }
@@ -253,6 +267,7 @@ fn fragmentation(b: &dyn Backend, files: &[String]) -> Result<(f64, u64), String
     Ok((
         counts.iter().sum::<u64>() as f64 / counts.len().max(1) as f64,
         max,
+        via_server,
     ))
 }
 
@@ -266,7 +281,7 @@ pub fn run(w: &mut WorkloadRun, p: &StreamParams) -> Result<(), PassError> {
         w.phase = "record".into();
         check(w.cancel)?;
         let (rec, end) = together(w, &files, p, record_stream)?;
-        let frag = fragmentation(w.backend(), &files);
+        let frag = fragmentation(w.backend(), w.target.server_view.as_deref(), &files);
         emit(w, "record", p, n, &rec, &end, &frag)?;
         w.progress(p.stream_size * u64::from(n), &format!("record x{n}"));
 
@@ -307,7 +322,7 @@ fn emit(
     n: u32,
     outs: &[StreamOutcome],
     end: &super::SpanEnd,
-    frag: &Result<(f64, u64), String>,
+    frag: &Result<(f64, u64, bool), String>,
 ) -> Result<(), PassError> {
     emit_with(w, op, p, n, outs, end, frag, None)
 }
@@ -320,7 +335,7 @@ fn emit_with(
     n: u32,
     outs: &[StreamOutcome],
     end: &super::SpanEnd,
-    frag: &Result<(f64, u64), String>,
+    frag: &Result<(f64, u64, bool), String>,
     purge: Option<String>,
 ) -> Result<(), PassError> {
     let base = |w: &WorkloadRun, scope: Scope| {
@@ -379,6 +394,7 @@ fn emit_with(
         }
     }
     let frag_note = match frag {
+        Ok((_, _, true)) => Some("extents measured on the server's backing file".to_string()),
         Ok(_) => None,
         Err(e) => Some(e.clone()),
     };
@@ -419,7 +435,7 @@ fn emit_with(
     let note = (!notes.is_empty()).then(|| notes.join("; "));
     for r in &mut records {
         if r.scope != Scope::Worker {
-            if let Ok((mean, max)) = frag {
+            if let Ok((mean, max, _)) = frag {
                 r.figures.extents_per_file = Some(*mean);
                 r.figures.extents_max = Some(*max);
             }
