@@ -63,6 +63,27 @@ fn open_smb(spec: &str) -> Result<Arc<dyn Backend>, String> {
     ))
 }
 
+/// POSIX open(2) flags for `how`, as the C client libraries take them (O_DIRECT has no
+/// meaning for them and is left out).
+#[cfg(any(feature = "nfs", feature = "smb"))]
+pub(crate) fn open_flags(how: sharebench_core::backend::OpenOptions) -> libc::c_int {
+    let mut flags = match (how.read, how.write) {
+        (_, false) => libc::O_RDONLY,
+        (false, true) => libc::O_WRONLY,
+        (true, true) => libc::O_RDWR,
+    };
+    if how.create {
+        flags |= libc::O_CREAT;
+    }
+    if how.truncate {
+        flags |= libc::O_TRUNC;
+    }
+    if how.sync {
+        flags |= libc::O_SYNC;
+    }
+    flags
+}
+
 fn open_dir(path: &str) -> Result<Arc<dyn Backend>, String> {
     posix::PosixBackend::new(Path::new(path)).map(|b| Arc::new(b) as Arc<dyn Backend>)
 }

@@ -233,20 +233,7 @@ impl Backend for SmbBackend {
     }
 
     fn open(&self, path: &str, how: OpenOptions) -> io::Result<Box<dyn FileHandle>> {
-        let mut flags = match (how.read, how.write) {
-            (_, false) => libc::O_RDONLY,
-            (false, true) => libc::O_WRONLY,
-            (true, true) => libc::O_RDWR,
-        };
-        if how.create {
-            flags |= libc::O_CREAT;
-        }
-        if how.truncate {
-            flags |= libc::O_TRUNC;
-        }
-        if how.sync {
-            flags |= libc::O_SYNC;
-        }
+        let flags = crate::open_flags(how);
         let file = self.ctx.open(&self.url(path), flags, FILE_MODE)?;
         Ok(Box::new(SmbFile {
             file: Some(file),
