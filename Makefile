@@ -3,6 +3,8 @@ SHELL := /bin/bash
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 CARGO ?= cargo
 BIN := target/release/sharebench
+# The binary is built with multi-client (MPI) support.
+FEATURES := --features sharebench/mpi
 
 .PHONY: deps build demo test lint bench clean
 
@@ -10,22 +12,22 @@ deps:
 	@scripts/install-deps.sh
 
 build: deps
-	$(CARGO) build --release --locked
+	$(CARGO) build --release --locked $(FEATURES)
 
-# The main job. Until the studies land: tmpfs against a disk directory, then the report.
-DEMO_OUT := sharebench-results/demo-$(shell date -u +%Y%m%dT%H%M%SZ)
+# The main job: the seed study of NFS vs SMB on a DFS namespace with two synchronous
+# replicas, reproduced in the lab at quick scale; it ends by printing the report's path.
+DEMO_OUT := sharebench-results/dfs-nfs-vs-smb-$(shell date -u +%Y%m%dT%H%M%SZ)
 demo: build
-	$(BIN) run --file-sizes 1m,16m,64m --record-sizes 4k,64k,1m --reps 3 --out $(DEMO_OUT) /dev/shm /var/tmp
-	$(BIN) report $(DEMO_OUT) --baseline /dev/shm --out $(DEMO_OUT)/report
-	@echo "Report: $(CURDIR)/$(DEMO_OUT)/report/report.html"
+	$(BIN) lab down  # a lab left up (say, by a crash) would stop the study
+	$(BIN) study run dfs-nfs-vs-smb --scale quick --out $(DEMO_OUT)
 
 lint:
 	$(CARGO) fmt --all -- --check
-	$(CARGO) clippy --release --locked --all-targets -- -D warnings
+	$(CARGO) clippy --release --locked --all-targets $(FEATURES) -- -D warnings
 
 # Every test: unit tests, then integration tests against tmpfs and loop-mounted images.
 test: deps lint
-	$(CARGO) test --release --locked --workspace
+	$(CARGO) test --release --locked --workspace $(FEATURES)
 
 # Side-by-side ratios against fio, measured in one run.
 bench: build

@@ -15,6 +15,8 @@ PACKAGES=(fio xfsprogs e2fsprogs btrfs-progs util-linux time procps rsync chromi
 # The lab's servers and the clients its tests use (docs/lab.md).
 LAB_PACKAGES=(iproute2 samba smbclient nfs-ganesha nfs-ganesha-vfs nfs-ganesha-gluster rpcbind libnfs-utils glusterfs-server glusterfs-client)
 PACKAGES+=("${LAB_PACKAGES[@]}")
+# Multi-client runs: OpenMPI, and libclang for the Rust MPI bindings (cargo feature mpi).
+PACKAGES+=(openmpi-bin libopenmpi-dev libclang-dev)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -1,9 +1,10 @@
 //! sharebench-backends: the concrete targets behind `sharebench_core::backend::Backend`.
 //! `posix` serves any directory (local disk, tmpfs, a kernel or FUSE mount); `null://`
-//! discards writes and reads zeros, to measure the tool's own overhead. `nfs://` (libnfs,
-//! feature `nfs`) and `smb://` (libsmbclient, feature `smb`) are native clients for hosts
-//! without kernel NFS/CIFS clients; both obey `netguard` (loopback only, unless in a lab
-//! network namespace). Not: workloads or measurement logic.
+//! discards writes and reads zeros, to measure the tool's own overhead. `nfs://` (libnfs for
+//! NFSv3 and NFSv4.0, feature `nfs`; nfs-rs for NFSv4.1, feature `nfs41`) and `smb://`
+//! (libsmbclient, feature `smb`) are native clients for hosts without kernel NFS/CIFS
+//! clients; all obey `netguard` (loopback only, unless in a lab network namespace).
+//! Not: workloads or measurement logic.
 
 #![deny(unsafe_code)]
 
@@ -12,6 +13,9 @@ pub mod mountinfo;
 pub mod netguard;
 #[cfg(feature = "nfs")]
 pub mod nfs;
+#[cfg(feature = "nfs41")]
+pub mod nfs41;
+pub mod nfsurl;
 pub mod null;
 pub mod posix;
 #[cfg(feature = "smb")]
@@ -22,7 +26,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// Opens a target named as on the command line: `null://`, a directory path,
-/// `file:///path`, `nfs://host[:port]/export?version=3` or `smb://user@host[:port]/share`.
+/// `file:///path`, `nfs://host[:port]/export?version=3` (`version=4.1`: the NFSv4.1 client)
+/// or `smb://user@host[:port]/share`.
 /// Errors are one line for the user.
 pub fn open_target(spec: &str) -> Result<Arc<dyn Backend>, String> {
     if spec == "null://" || spec == "null:" || spec == "null" {
@@ -39,15 +44,35 @@ pub fn open_target(spec: &str) -> Result<Arc<dyn Backend>, String> {
     open_dir(spec)
 }
 
-#[cfg(feature = "nfs")]
+/// `nfs://`: the version picks the client (NFSv4.1: nfs-rs; NFSv3 and NFSv4.0: libnfs).
 fn open_nfs(spec: &str) -> Result<Arc<dyn Backend>, String> {
+    match nfsurl::parse(spec)?.version {
+        nfsurl::Version::V4_1 => open_nfs41(spec),
+        _ => open_libnfs(spec),
+    }
+}
+
+#[cfg(feature = "nfs")]
+fn open_libnfs(spec: &str) -> Result<Arc<dyn Backend>, String> {
     nfs::NfsBackend::new(spec).map(|b| Arc::new(b) as Arc<dyn Backend>)
 }
 
 #[cfg(not(feature = "nfs"))]
-fn open_nfs(spec: &str) -> Result<Arc<dyn Backend>, String> {
+fn open_libnfs(spec: &str) -> Result<Arc<dyn Backend>, String> {
     Err(format!(
-        "target '{spec}': this build has no native NFS client (build sharebench-backends with feature 'nfs')"
+        "target '{spec}': this build has no native NFSv3/NFSv4.0 client (build sharebench-backends with feature 'nfs')"
+    ))
+}
+
+#[cfg(feature = "nfs41")]
+fn open_nfs41(spec: &str) -> Result<Arc<dyn Backend>, String> {
+    nfs41::Nfs41Backend::new(spec).map(|b| Arc::new(b) as Arc<dyn Backend>)
+}
+
+#[cfg(not(feature = "nfs41"))]
+fn open_nfs41(spec: &str) -> Result<Arc<dyn Backend>, String> {
+    Err(format!(
+        "target '{spec}': this build has no native NFSv4.1 client (build sharebench-backends with feature 'nfs41')"
     ))
 }
 

@@ -10,13 +10,15 @@ use std::os::unix::fs::MetadataExt;
 /// Prefix of the network namespaces the lab creates (`sharebench_lab::state::PREFIX`).
 pub const LAB_NETNS_PREFIX: &str = "sblab-";
 
-/// True when this process runs in a network namespace the project created: one of the
+/// True when the calling thread runs in a network namespace the project created: one of the
 /// lab's `/run/netns/sblab-*`, or (when PID 1's can be read) any namespace but the
 /// host's. After entering a namespace, /proc/1/ns/net is often unreadable (EACCES), so
 /// the lab's own namespaces are what counts.
 pub fn in_private_netns() -> bool {
     let ns = |p: &str| std::fs::metadata(p).map(|m| (m.dev(), m.ino())).ok();
-    let Some(me) = ns("/proc/self/ns/net") else {
+    // The thread's own namespace: a study runs each step in a thread that entered the
+    // lab client's namespace while the main thread stays on the host.
+    let Some(me) = ns("/proc/thread-self/ns/net") else {
         return false;
     };
     let in_lab = std::fs::read_dir("/run/netns")

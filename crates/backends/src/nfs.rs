@@ -5,11 +5,13 @@
 //! accepted), so every read and write is an RPC and `direct` needs nothing more.
 //! NFSv4 (`version=4`) is NFSv4.0 in libnfs 4.0: reads work; WRITEs larger than
 //! [`V4_MAX_WRITE`] fail to encode in Debian's libnfs 4.0.0 and are refused with a clear
-//! error. NFSv4.1 is not available in libnfs at all.
+//! error. NFSv4.1 is not available in libnfs at all: `version=4.1` goes to the nfs-rs
+//! client (`nfs41.rs`) instead.
 //! Not: mmap, locking, a client cache.
 
 use crate::ffi::libnfs::{Context, OpenFile, Stat64};
 use crate::netguard;
+use crate::nfsurl::{parse, Target, Version};
 use sharebench_core::backend::{
     Backend, DirEntry, FileHandle, FileStat, FsStat, OpenOptions, Purge, PurgeRequest, TargetInfo,
 };
@@ -30,94 +32,10 @@ const MAX_IDLE: usize = 16;
 const FILE_MODE: u32 = 0o640;
 const DIR_MODE: u32 = 0o755;
 
-/// A parsed `nfs://` target.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Target {
-    host: String,
-    port: Option<u16>,
-    path: String,
-    version: u32,
-    /// Extra libnfs URL arguments, validated (uid, gid, mountport, nfsport).
-    args: Vec<(String, String)>,
-}
-
-fn parse(spec: &str) -> Result<Target, String> {
-    let bad = |why: &str| format!("target '{spec}': {why}");
-    let rest = spec
-        .strip_prefix("nfs://")
-        .ok_or_else(|| bad("not an nfs:// URL"))?;
-    let (rest, query) = rest.split_once('?').unwrap_or((rest, ""));
-    let (authority, path) = match rest.find('/') {
-        Some(i) => (&rest[..i], &rest[i..]),
-        None => (rest, ""),
-    };
-    let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
-        let (h, p) = v6.split_once(']').ok_or_else(|| bad("unclosed '['"))?;
-        (h.to_string(), p.strip_prefix(':'))
-    } else {
-        match authority.split_once(':') {
-            Some((h, p)) => (h.to_string(), Some(p)),
-            None => (authority.to_string(), None),
-        }
-    };
-    let port = port
-        .map(|p| {
-            p.parse::<u16>()
-                .map_err(|_| bad(&format!("bad port '{p}'")))
-        })
-        .transpose()?;
-    if host.is_empty() {
-        return Err(bad("no host (nfs://HOST/EXPORT?version=3)"));
-    }
-    // `/` itself is an export path (Ganesha's Gluster FSAL exports a volume's root as `/`).
-    let trimmed = match path.trim_end_matches('/') {
-        "" if path.is_empty() => return Err(bad("no export path (nfs://HOST/EXPORT?version=3)")),
-        "" => "/",
-        p => p,
-    };
-    let mut t = Target {
-        host,
-        port,
-        path: trimmed.to_string(),
-        version: 3,
-        args: Vec::new(),
-    };
-    for kv in query.split('&').filter(|s| !s.is_empty()) {
-        let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
-        match k {
-            "version" => {
-                t.version = match v {
-                    "3" => 3,
-                    "4" | "4.0" => 4,
-                    "4.1" | "4.2" => {
-                        return Err(bad(&format!(
-                        "NFS version {v} is not available: libnfs speaks NFSv3 and NFSv4.0 only"
-                    )))
-                    }
-                    _ => return Err(bad(&format!("unknown NFS version '{v}' (3 or 4)"))),
-                }
-            }
-            "uid" | "gid" | "mountport" | "nfsport" => {
-                v.parse::<u32>()
-                    .map_err(|_| bad(&format!("'{k}' needs a number, not '{v}'")))?;
-                if k == "nfsport" && t.port.is_some() {
-                    return Err(bad("give the NFS port either as host:port or as nfsport="));
-                }
-                t.args.push((k.to_string(), v.to_string()));
-            }
-            _ => {
-                return Err(bad(&format!(
-                    "unknown argument '{k}' (known: version, uid, gid, nfsport, mountport)"
-                )))
-            }
-        }
-    }
-    Ok(t)
-}
-
 /// The URL libnfs is given: the checked address instead of the name, the port as nfsport.
 fn libnfs_url(t: &Target, ip: IpAddr) -> String {
-    let mut url = format!("nfs://{ip}{}?version={}", t.path, t.version);
+    let version = if t.version == Version::V3 { 3 } else { 4 };
+    let mut url = format!("nfs://{ip}{}?version={version}", t.path);
     if let Some(p) = t.port {
         url.push_str(&format!("&nfsport={p}"));
     }
@@ -180,6 +98,15 @@ impl NfsBackend {
     /// checks that it is a directory. Errors are one line for the user.
     pub fn new(spec: &str) -> Result<NfsBackend, String> {
         let t = parse(spec)?;
+        let version = match t.version {
+            Version::V3 => 3,
+            Version::V4_0 => 4,
+            Version::V4_1 => {
+                return Err(format!(
+                    "target '{spec}': libnfs speaks NFSv3 and NFSv4.0 only; NFSv4.1 goes through nfs-rs"
+                ))
+            }
+        };
         let ip = netguard::resolve_allowed(&t.host, spec)?;
         if ip.is_ipv6() {
             return Err(format!(
@@ -201,7 +128,7 @@ impl NfsBackend {
         shared.give(ctx);
         Ok(NfsBackend {
             shown: spec.to_string(),
-            version: t.version,
+            version,
             read_max: read_max.max(4096),
             write_max: write_max.max(4096),
             shared,
@@ -448,36 +375,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn parses_targets() {
-        let t = parse("nfs://127.0.0.1/srv/export/?version=3").unwrap();
-        assert_eq!(t.host, "127.0.0.1");
-        assert_eq!(t.path, "/srv/export");
-        assert_eq!(t.version, 3);
+    fn libnfs_gets_the_checked_address_and_the_port_as_nfsport() {
         let t = parse("nfs://localhost:2050/pseudo/dir?version=4&uid=0&gid=0").unwrap();
-        assert_eq!(t.port, Some(2050));
-        assert_eq!(t.version, 4);
         assert_eq!(
             libnfs_url(&t, "127.0.0.1".parse().unwrap()),
             "nfs://127.0.0.1/pseudo/dir?version=4&nfsport=2050&uid=0&gid=0"
         );
-        assert_eq!(parse("nfs://h/x").unwrap().version, 3);
-        assert_eq!(parse("nfs://h/?version=3").unwrap().path, "/");
+        let t = parse("nfs://h/srv/export?version=3").unwrap();
+        assert_eq!(
+            libnfs_url(&t, "127.0.0.1".parse().unwrap()),
+            "nfs://127.0.0.1/srv/export?version=3"
+        );
     }
 
     #[test]
-    fn refuses_bad_targets_with_one_line() {
-        for (spec, needle) in [
-            ("nfs://127.0.0.1", "no export path"),
-            ("nfs:///x", "no host"),
-            ("nfs://h:99999/x", "bad port"),
-            ("nfs://h/x?version=4.1", "NFSv3 and NFSv4.0 only"),
-            ("nfs://h/x?readahead=1", "unknown argument"),
-            ("nfs://h:1/x?nfsport=2", "either"),
-        ] {
-            let e = parse(spec).unwrap_err();
-            assert!(e.contains(needle), "{spec}: {e}");
-            assert!(!e.contains('\n'));
-        }
+    fn nfs41_is_not_for_libnfs() {
+        let e = NfsBackend::new("nfs://127.0.0.1/x?version=4.1")
+            .err()
+            .unwrap();
+        assert!(e.contains("NFSv3 and NFSv4.0 only"), "{e}");
     }
 
     #[test]

@@ -28,6 +28,13 @@ pub enum LabCommand {
         /// Size of each server's (sparse) backing image
         #[arg(long, default_value = "2G")]
         image_size: String,
+        /// ext3/ext4 only: allocate blocks in the order they are written, as the 2007 ext3
+        /// driver did (today's kernel serves ext3 with ext4's allocator; docs/workloads.md)
+        #[arg(long)]
+        write_order: bool,
+        /// Samba reserves a file's blocks as it grows (`strict allocate = yes`)
+        #[arg(long)]
+        strict_allocate: bool,
     },
     /// Show hosts, servers, targets and link shaping
     Status {
@@ -64,12 +71,16 @@ pub fn main(args: LabArgs) -> CliResult<()> {
             fs,
             link,
             image_size,
+            write_order,
+            strict_allocate,
         } => {
             let state = lab::up(&UpOptions {
                 topology,
                 fs,
                 link,
                 image_size,
+                write_order,
+                strict_allocate,
             })
             .map_err(fail)?;
             let _ = writeln!(

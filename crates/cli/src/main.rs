@@ -7,10 +7,14 @@
 mod error;
 mod iozone;
 mod lab_cmd;
+#[cfg(feature = "mpi")]
+mod mpi_ranks;
 mod progress;
 mod report_cmd;
 mod run_cmd;
 mod session;
+mod study_actions;
+mod study_cmd;
 mod summary;
 
 use clap::{Parser, Subcommand};
@@ -31,7 +35,8 @@ Targets: a directory (local disk, tmpfs, a kernel or FUSE mount of NFS, SMB or G
 sharebench run /dev/shm /var/tmp                       compare tmpfs with the disk\n  \
 sharebench run --auto --max-file 64m -i write,read /mnt/nfs\n  \
 sharebench run --threads 4 --file-sizes 512k --record-sizes 4k /mnt/smb\n  \
-sharebench iozone -a -i 0 -i 1 -g 2G -R -b results.xls /mnt/nfs"
+sharebench iozone -a -i 0 -i 1 -g 2G -R -b results.xls /mnt/nfs\n  \
+sharebench study run dfs-nfs-vs-smb --scale quick      reproduce a seed (lab: root)"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -51,6 +56,8 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
         args: Vec<String>,
     },
+    /// Reproduce a seed's study end to end: lab, runs, claims checked one by one, report
+    Study(study_cmd::StudyArgs),
     /// Analyse results (sharebench, IOzone, fio) and write report.html, results.xlsx, results.csv.
     Report(report_cmd::ReportArgs),
 }
@@ -68,11 +75,7 @@ fn main() {
                 _ => {
                     // clap's message, first line only: one clear line on stderr.
                     let text = e.to_string();
-                    let first = text
-                        .lines()
-                        .next()
-                        .unwrap_or("invalid arguments")
-                        .trim_start_matches("error: ");
+                    let first = first_line(&text);
                     say(&format!(
                         "sharebench: error: {first} (see 'sharebench --help')"
                     ));
@@ -82,15 +85,66 @@ fn main() {
         }
     };
     let result: Result<(), CliError> = match cli.command {
-        Command::Run(args) => run_cmd::main(args),
+        Command::Run(args) => run_under_mpi(args),
         Command::Iozone { args } => iozone::main(&args),
         Command::Report(args) => report_cmd::main(args),
         Command::Lab(args) => lab_cmd::main(args),
+        Command::Study(args) => study_cmd::main(args),
     };
     if let Err(e) = result {
-        say(&format!("sharebench: error: {}", e.message));
+        // Under mpirun every rank ends with the same error: rank 0 says it.
+        let other_rank = ["OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"]
+            .iter()
+            .find_map(|v| std::env::var(v).ok())
+            .is_some_and(|r| r != "0");
+        if !other_rank {
+            say(&format!("sharebench: error: {}", e.message));
+        }
         std::process::exit(e.code);
     }
+}
+
+/// `run`, as one client, or as one rank of many when started by mpirun.
+#[cfg(feature = "mpi")]
+fn run_under_mpi(args: run_cmd::RunArgs) -> Result<(), CliError> {
+    if !mpi_ranks::launched_by_mpirun() {
+        return run_cmd::main(args, None);
+    }
+    let ranks = mpi_ranks::MpiRanks::init()
+        .ok_or_else(|| CliError::failed("mpirun started sharebench, but MPI did not initialise"))?;
+    run_cmd::main(args, Some(&ranks))
+}
+
+#[cfg(not(feature = "mpi"))]
+fn run_under_mpi(args: run_cmd::RunArgs) -> Result<(), CliError> {
+    let launched = ["OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some());
+    if launched {
+        return Err(CliError::usage(
+            "started by mpirun, but this sharebench was built without MPI (cargo feature 'mpi'); every rank would measure alone",
+        ));
+    }
+    run_cmd::main(args, None)
+}
+
+/// clap's message as one line: its first line, and when that ends with a colon (missing
+/// arguments), the indented lines it introduces.
+fn first_line(text: &str) -> String {
+    let mut lines = text.lines();
+    let mut line = lines
+        .next()
+        .unwrap_or("invalid arguments")
+        .trim_start_matches("error: ")
+        .to_string();
+    if line.ends_with(':') {
+        let items: Vec<&str> = lines
+            .take_while(|l| l.starts_with(' '))
+            .map(str::trim)
+            .collect();
+        line = format!("{} {}", line, items.join(", "));
+    }
+    line
 }
 
 /// One line on stderr; a closed stderr is ignored rather than a panic.

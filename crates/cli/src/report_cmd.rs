@@ -31,6 +31,19 @@ pub struct ReportArgs {
 }
 
 pub fn main(args: ReportArgs) -> CliResult<()> {
+    let studies = args
+        .inputs
+        .iter()
+        .filter(|p| sharebench_study::is_study_dir(p))
+        .count();
+    if studies > 0 {
+        if studies < args.inputs.len() {
+            return Err(CliError::usage(
+                "study directories can only be reported with other runs of the same study",
+            ));
+        }
+        return study_report(args);
+    }
     let req = ReportRequest {
         inputs: args.inputs,
         labels: args.labels,
@@ -53,5 +66,38 @@ pub fn main(args: ReportArgs) -> CliResult<()> {
         req.out.join("report.html").display(),
         started.elapsed().as_secs_f64()
     );
+    Ok(())
+}
+
+/// A study run re-reported, or several runs of one study compared claim by claim
+/// (labelled by --label, else `run1`, `run2`, ...).
+fn study_report(args: ReportArgs) -> CliResult<()> {
+    if args.baseline.is_some() {
+        return Err(CliError::usage(
+            "--baseline does not apply to studies (each claim names its own sides)",
+        ));
+    }
+    sharebench_report::check_out_dir(&args.out).map_err(|e| CliError::usage(e.0))?;
+    let mut runs = Vec::new();
+    for (i, dir) in args.inputs.iter().enumerate() {
+        let label = match (args.labels.get(i), args.inputs.len()) {
+            (Some(l), _) => l.clone(),
+            (None, 1) => "this run".to_string(),
+            (None, _) => format!("run{}", i + 1),
+        };
+        let ev = sharebench_study::RunEvidence::load(dir).map_err(CliError::usage)?;
+        runs.push((label, ev));
+    }
+    let (lines, warnings) =
+        sharebench_study::write_report(&runs, &args.out).map_err(CliError::usage)?;
+    let mut err = std::io::stderr();
+    for w in warnings {
+        let _ = writeln!(err, "sharebench: warning: {w}");
+    }
+    let mut out = std::io::stdout();
+    for l in lines {
+        let _ = writeln!(out, "{l}");
+    }
+    let _ = writeln!(out, "Report: {}", args.out.join("report.html").display());
     Ok(())
 }

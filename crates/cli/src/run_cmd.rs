@@ -74,7 +74,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub direct: bool,
 
-    /// Open with O_SYNC (IOzone -o)
+    /// Open with O_SYNC (IOzone -o); smallfiles: every file written stable (NFS FILE_SYNC)
     #[arg(long)]
     pub sync: bool,
 
@@ -387,7 +387,7 @@ fn check_workload_options(a: &RunArgs) -> CliResult<()> {
 
 /// The up-front space check (statfs) for directory targets: counts too large for the free
 /// inodes or space are refused before anything runs. Lab targets are checked by the engine.
-fn check_targets_space(plan: &Plan, targets: &[String]) -> CliResult<()> {
+pub fn check_targets_space(plan: &Plan, targets: &[String]) -> CliResult<()> {
     let (inodes, bytes) = match &plan.workload {
         Workload::Iozone => return Ok(()),
         Workload::Metadata(m) => m.needs(),
@@ -425,6 +425,10 @@ pub fn build_plan(a: &RunArgs) -> CliResult<Plan> {
             },
             seed: a.seed,
             keep_files: a.keep_files,
+            timing: Timing {
+                sync: a.sync,
+                ..Timing::default()
+            },
             ..Plan::default()
         };
         plan.validate().map_err(CliError::usage)?;
@@ -487,7 +491,8 @@ pub fn build_plan(a: &RunArgs) -> CliResult<Plan> {
     Ok(plan)
 }
 
-pub fn main(args: RunArgs) -> CliResult<()> {
+/// `sharebench run`; under mpirun, `cluster` is every rank of the run (rank 0 prints).
+pub fn main(args: RunArgs, cluster: Option<&dyn session::Cluster>) -> CliResult<()> {
     let plan = build_plan(&args)?;
     check_targets_space(&plan, &args.targets)?;
     let spec = SessionSpec {
@@ -495,8 +500,16 @@ pub fn main(args: RunArgs) -> CliResult<()> {
         targets: &args.targets,
         out: args.out.clone(),
         command_line: std::env::args().collect(),
+        carried: Vec::new(),
+        cluster,
     };
     let result = session::execute(spec, &mut |_| {})?;
+    if !result.writes {
+        return match session::outcome_error(&result) {
+            Some(e) => Err(e),
+            None => Ok(()),
+        };
+    }
     let mut out = std::io::stdout().lock();
     if plan.workload == Workload::Iozone {
         summary::print(&result.records, &mut out);

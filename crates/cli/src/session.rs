@@ -7,6 +7,7 @@ use crate::progress::Progress;
 use sharebench_core::engine::{self, Observer, RunSummary, Target};
 use sharebench_core::manifest::{Host, Manifest, TargetManifest};
 use sharebench_core::plan::Plan;
+use sharebench_core::ranks::{Go, Ranks, Ready, Solo};
 use sharebench_core::record::{self, Record, RecordWriter, Status};
 use sharebench_core::server_cpu::ProcessSet;
 use sharebench_core::workdir::Workdir;
@@ -22,7 +23,14 @@ pub const RESULTS_MARKER: &str = ".sharebench-results";
 static CANCEL: AtomicBool = AtomicBool::new(false);
 static HANDLER: OnceLock<()> = OnceLock::new();
 
-fn install_ctrlc() {
+/// Whether Ctrl-C (or SIGTERM) has been received, for front ends that run several sessions.
+pub fn cancelled() -> bool {
+    CANCEL.load(Ordering::SeqCst)
+}
+
+/// Catches Ctrl-C, SIGTERM and SIGHUP from now on (once per process): the first sets the
+/// flag the engine and `cancelled` read; a second exits at once.
+pub fn install_ctrlc() {
     HANDLER.get_or_init(|| {
         let _ = ctrlc::set_handler(|| {
             if CANCEL.swap(true, Ordering::SeqCst) {
@@ -44,10 +52,27 @@ pub struct SessionSpec<'a> {
     pub targets: &'a [String],
     pub out: Option<PathBuf>,
     pub command_line: Vec<String>,
+    /// Records of an earlier, interrupted attempt at the same plan (the tests in
+    /// `plan.done`), written first so the results directory holds the whole run.
+    pub carried: Vec<Record>,
+    /// The other clients of a multi-client run (started by mpirun); `None` for one client.
+    pub cluster: Option<&'a dyn Cluster>,
+}
+
+/// The ranks of a multi-client run, as a session needs them: every rank runs the same
+/// session, on its own files; rank 0 writes the results. Every method is collective.
+pub trait Cluster: Ranks {
+    fn host(&self) -> &str;
+    /// Rank 0's run id, on every rank.
+    fn share(&self, run_id: &str) -> String;
+    /// Every rank's host, in rank order.
+    fn hosts(&self, mine: &Host) -> io::Result<Vec<Host>>;
 }
 
 /// What a finished (or stopped) session leaves.
 pub struct SessionResult {
+    /// Whether this process wrote the results (always, but on ranks other than 0).
+    pub writes: bool,
     pub out_dir: PathBuf,
     pub summary: RunSummary,
     pub records: Vec<Record>,
@@ -171,7 +196,7 @@ fn enter_netns(netns: &str) -> Result<(), String> {
 
 /// Opens every target and creates its working directory; on any failure, removes the
 /// working directories already made and reports the first problem.
-fn prepare_targets(names: &[String], run_id: &str) -> CliResult<Vec<Target>> {
+fn prepare_targets(names: &[String], files_prefix: &str) -> CliResult<Vec<Target>> {
     let located: Vec<Located> = names
         .iter()
         .map(|n| locate(n))
@@ -198,7 +223,7 @@ fn prepare_targets(names: &[String], run_id: &str) -> CliResult<Vec<Target>> {
     // ways (a share and the DFS link to it), and must not collide.
     for (i, (name, l)) in names.iter().zip(located).enumerate() {
         let prepared = sharebench_backends::open_target(&l.url).and_then(|backend| {
-            let workdir = Workdir::create(backend.as_ref(), &format!("{run_id}-t{i}"))
+            let workdir = Workdir::create(backend.as_ref(), &format!("{files_prefix}-t{i}"))
                 .map_err(|e| describe_workdir_error(name, &e))?;
             Ok(Target {
                 name: name.clone(),
@@ -234,7 +259,8 @@ fn remove_workdirs(targets: &[Target], warn: &mut dyn FnMut(String)) {
 }
 
 struct SessionObserver<'a> {
-    writer: RecordWriter,
+    /// `None` on ranks other than 0, which write nothing.
+    writer: Option<RecordWriter>,
     progress: &'a Progress,
     on_record: &'a mut dyn FnMut(&Record),
     records: Vec<Record>,
@@ -242,7 +268,9 @@ struct SessionObserver<'a> {
 
 impl Observer for SessionObserver<'_> {
     fn record(&mut self, record: &Record) -> io::Result<()> {
-        self.writer.append(record)?;
+        if let Some(w) = &mut self.writer {
+            w.append(record)?;
+        }
         // Live output (IOzone's rows) is printed with the progress bar out of the way.
         let on_record = &mut self.on_record;
         self.progress.suspend(|| on_record(record));
@@ -273,22 +301,75 @@ pub fn execute(spec: SessionSpec, on_record: &mut dyn FnMut(&Record)) -> CliResu
     if spec.targets.is_empty() {
         return Err(CliError::usage("no target given (a directory, or null://)"));
     }
-    let run_id = new_run_id();
-    let targets = prepare_targets(spec.targets, &run_id)?;
-    if spec.plan.verify {
-        if let Some(t) = targets.iter().find(|t| !t.backend.stores_data()) {
-            remove_workdirs(&targets, &mut |_| {});
-            return Err(CliError::usage(format!(
-                "--verify needs a target that keeps data; {} discards writes",
-                t.name
-            )));
-        }
+    let ranks: &dyn Ranks = match spec.cluster {
+        Some(c) => c,
+        None => &Solo,
+    };
+    let writes = ranks.rank() == 0;
+    let mut run_id = new_run_id();
+    let mut files_prefix = run_id.clone();
+    if let Some(c) = spec.cluster {
+        // One run id for all ranks; each rank's files are named by its rank and host.
+        run_id = c.share(&run_id);
+        let host: String = c
+            .host()
+            .chars()
+            .map(|ch| {
+                if ch.is_ascii_alphanumeric() || ch == '-' {
+                    ch
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        files_prefix = format!("{run_id}-r{}-{host}", c.rank());
     }
-    let out_dir = match create_out_dir(spec.out, &run_id) {
-        Ok(d) => d,
-        Err(e) => {
+    let setup = prepare_targets(spec.targets, &files_prefix).and_then(|targets| {
+        let cleanup = |e: CliError| {
             remove_workdirs(&targets, &mut |_| {});
-            return Err(e);
+            e
+        };
+        if spec.plan.verify {
+            if let Some(t) = targets.iter().find(|t| !t.backend.stores_data()) {
+                return Err(cleanup(CliError::usage(format!(
+                    "--verify needs a target that keeps data; {} discards writes",
+                    t.name
+                ))));
+            }
+        }
+        let out_dir = if writes {
+            create_out_dir(spec.out.clone(), &run_id).map_err(cleanup)?
+        } else {
+            PathBuf::new()
+        };
+        Ok((targets, out_dir))
+    });
+    // Every rank set up, or the whole run ends with the first rank's reason.
+    let (targets, out_dir) = match spec.cluster {
+        None => setup?,
+        Some(c) => {
+            let ready = match &setup {
+                Ok(_) => Ready::Yes,
+                Err(e) => Ready::No(e.message.clone()),
+            };
+            let go = c
+                .start(ready)
+                .map_err(|e| CliError::failed(format!("MPI: {e}")))?;
+            match (setup, go) {
+                (Ok(ok), Go::On) => ok,
+                (Ok((targets, dir)), other) => {
+                    remove_workdirs(&targets, &mut |_| {});
+                    if writes {
+                        let _ = std::fs::remove_dir_all(&dir);
+                    }
+                    return Err(match other {
+                        Go::Stop(why) => CliError::usage(why),
+                        _ => CliError::interrupted("interrupted before the run started"),
+                    });
+                }
+                (Err(_), Go::Stop(why)) => return Err(CliError::usage(why)),
+                (Err(e), _) => return Err(e),
+            }
         }
     };
     install_ctrlc();
@@ -300,6 +381,7 @@ pub fn execute(spec: SessionSpec, on_record: &mut dyn FnMut(&Record)) -> CliResu
         run_id: run_id.clone(),
         command_line: spec.command_line,
         host: Host::probe(),
+        hosts: Vec::new(),
         targets: targets
             .iter()
             .map(|t| TargetManifest::new(&t.name, t.backend.info(), &t.workdir.path))
@@ -309,13 +391,27 @@ pub fn execute(spec: SessionSpec, on_record: &mut dyn FnMut(&Record)) -> CliResu
         ended_at: None,
         outcome: "running".into(),
         records: 0,
+        coordination_ms: None,
     };
+    if let Some(c) = spec.cluster {
+        manifest.hosts = c
+            .hosts(&manifest.host)
+            .map_err(|e| CliError::failed(format!("MPI: {e}")))?;
+    }
     let io_err = |what: &str, e: io::Error| {
         CliError::failed(format!("cannot write {what} in {}: {e}", out_dir.display()))
     };
-    write_manifest(&out_dir, &manifest).map_err(|e| io_err("run.json", e))?;
-    let writer = RecordWriter::create(&out_dir.join("results.jsonl"))
-        .map_err(|e| io_err("results.jsonl", e))?;
+    let writer = if writes {
+        write_manifest(&out_dir, &manifest).map_err(|e| io_err("run.json", e))?;
+        let mut writer = RecordWriter::create(&out_dir.join("results.jsonl"))
+            .map_err(|e| io_err("results.jsonl", e))?;
+        for r in &spec.carried {
+            writer.append(r).map_err(|e| io_err("results.jsonl", e))?;
+        }
+        Some(writer)
+    } else {
+        None
+    };
 
     let total = spec.plan.bytes_per_pass() * u64::from(spec.plan.reps) * targets.len() as u64;
     let progress = Progress::new(total);
@@ -325,7 +421,7 @@ pub fn execute(spec: SessionSpec, on_record: &mut dyn FnMut(&Record)) -> CliResu
         on_record,
         records: Vec::new(),
     };
-    let ran = engine::run(spec.plan, &targets, &run_id, &CANCEL, &mut observer);
+    let ran = engine::run_ranked(spec.plan, &targets, &run_id, &CANCEL, &mut observer, ranks);
     progress.finish();
 
     let mut warn = |m: String| {
@@ -337,7 +433,9 @@ pub fn execute(spec: SessionSpec, on_record: &mut dyn FnMut(&Record)) -> CliResu
     let records = std::mem::take(&mut observer.records);
     let summary = ran.map_err(|e| io_err("results.jsonl", e))?;
     manifest.ended_at = Some(chrono::Utc::now().to_rfc3339());
-    manifest.records = summary.records;
+    manifest.records = summary.records + spec.carried.len() as u64;
+    manifest.coordination_ms = (summary.coordinated > 0)
+        .then(|| 1000.0 * summary.coordination_s / summary.coordinated as f64);
     manifest.outcome = if summary.interrupted {
         "interrupted"
     } else if summary.all_ok() {
@@ -346,13 +444,16 @@ pub fn execute(spec: SessionSpec, on_record: &mut dyn FnMut(&Record)) -> CliResu
         "failed"
     }
     .into();
-    write_manifest(&out_dir, &manifest).map_err(|e| io_err("run.json", e))?;
-    // The CSV is made from the JSONL on disk, the same input every later tool reads.
-    let loaded =
-        record::read_jsonl(&out_dir.join("results.jsonl")).map_err(|e| io_err("results.csv", e))?;
-    record::write_csv(&out_dir.join("results.csv"), &loaded.records)
-        .map_err(|e| io_err("results.csv", e))?;
+    if writes {
+        write_manifest(&out_dir, &manifest).map_err(|e| io_err("run.json", e))?;
+        // The CSV is made from the JSONL on disk, the same input every later tool reads.
+        let loaded = record::read_jsonl(&out_dir.join("results.jsonl"))
+            .map_err(|e| io_err("results.csv", e))?;
+        record::write_csv(&out_dir.join("results.csv"), &loaded.records)
+            .map_err(|e| io_err("results.csv", e))?;
+    }
     Ok(SessionResult {
+        writes,
         out_dir,
         summary,
         records,

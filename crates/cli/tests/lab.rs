@@ -102,7 +102,8 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
             "lab:gluster-nfs3",
             "lab:dfs-smb",
             "lab:gluster",
-            "lab:gluster-replica"
+            "lab:gluster-replica",
+            "lab:disk"
         ]
     );
     assert!(status["delay_emulation"]
@@ -270,6 +271,7 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
         "lab:smb",
         "lab:smb2",
         "lab:nfs3",
+        "lab:nfs4",
         "lab:dfs-smb",
         "lab:gluster-nfs3",
         "lab:gluster",
@@ -300,7 +302,50 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
     let client = |t: &str| recs.iter().find(|r| r["target"] == t).unwrap()["client"].clone();
     assert_eq!(client("lab:smb"), "libsmbclient");
     assert_eq!(client("lab:nfs3"), "libnfs-nfs3");
+    assert_eq!(client("lab:nfs4"), "nfs-rs-nfs4.1");
     assert_eq!(client("lab:gluster"), "fuse");
+
+    // NFSv4.1 (nfs-rs, one session): a small matrix with every byte checked, writes of every
+    // size (libnfs's NFSv4.0 refused those over 3 KiB), cursor and positional I/O, fsync
+    // inside the clock. The lab's Ganesha announces no pNFS, so nfs-rs sends no LAYOUTGET.
+    let out6 = shm_dir();
+    let out_dir6 = out6.path().join("r");
+    let o = run(&[
+        "run",
+        "-i",
+        "write,rewrite,read,random-read,random-write,pwrite,pread",
+        "--verify",
+        "--include-fsync",
+        "--file-sizes",
+        "64k,1m",
+        "--record-sizes",
+        "4k,64k",
+        "--reps",
+        "1",
+        "--out",
+        out_dir6.to_str().unwrap(),
+        "lab:nfs4",
+    ]);
+    assert!(o.status.success(), "lab:nfs4: {}", stderr(&o));
+    let recs = records(&out_dir6);
+    assert_eq!(recs.len(), 7 * 4);
+    for r in &recs {
+        assert_eq!(r["status"], "ok", "{r}");
+        assert_eq!(r["verify"], true, "{r}");
+        assert_eq!(r["client"], "nfs-rs-nfs4.1", "{r}");
+        assert_eq!(r["backend"], "nfs", "{r}");
+        assert!(r["server_cpu_s"].as_f64().is_some(), "{r}");
+    }
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir6.join("run.json")).unwrap()).unwrap();
+    let t = &manifest["targets"][0];
+    assert_eq!(t["fs_type"], "nfs4.1", "{t}");
+    let opts = t["mount_options"].as_str().unwrap();
+    assert!(
+        opts.starts_with("vers=4.1,") && opts.contains("slots="),
+        "{opts}"
+    );
+    assert!(!opts.contains("pnfs-mds-announced"), "{opts}");
 
     // Fragmentation of network targets: the clients cannot ask for extents, the server's
     // backing file answers, and the record says so.

@@ -9,6 +9,7 @@ use crate::latency::LatencyRecorder;
 use crate::op::Op;
 use crate::pattern;
 use crate::plan::{CachePolicy, Cell, Plan, Workload};
+use crate::ranks::{Go, Ranks, Ready, Solo, Span};
 use crate::record::{Record, Scope, Status, ThroughputSummary, SCHEMA_VERSION};
 use crate::server_cpu;
 use crate::workdir::Workdir;
@@ -50,6 +51,10 @@ pub struct RunSummary {
     pub failed: u64,
     pub verify_failed: u64,
     pub interrupted: bool,
+    /// Measurements coordinated across ranks, and the seconds spent coordinating them
+    /// (the start barrier and the gather; zero for one client).
+    pub coordinated: u64,
+    pub coordination_s: f64,
 }
 
 impl RunSummary {
@@ -62,6 +67,7 @@ impl RunSummary {
 struct Context<'a> {
     plan: &'a Plan,
     run_id: &'a str,
+    ranks: &'a dyn Ranks,
     target: &'a Target,
     rep: u32,
     cell_index: usize,
@@ -76,7 +82,27 @@ pub fn run(
     cancel: &AtomicBool,
     observer: &mut dyn Observer,
 ) -> io::Result<RunSummary> {
+    run_ranked(plan, targets, run_id, cancel, observer, &Solo)
+}
+
+/// `run` as one rank of a multi-client run: every measurement starts on all ranks
+/// together, and `ranks` hands rank 0 everyone's records (see `ranks`). The matrix
+/// workload only: the others run on one client.
+pub fn run_ranked(
+    plan: &Plan,
+    targets: &[Target],
+    run_id: &str,
+    cancel: &AtomicBool,
+    observer: &mut dyn Observer,
+    ranks: &dyn Ranks,
+) -> io::Result<RunSummary> {
     if plan.workload != Workload::Iozone {
+        if ranks.size() > 1 {
+            return Err(io::Error::other(format!(
+                "the {} workload runs on one client; multi-client runs measure the matrix (--workload iozone)",
+                plan.workload.name()
+            )));
+        }
         return run_workload(plan, targets, run_id, cancel, observer);
     }
     let mut summary = RunSummary::default();
@@ -84,12 +110,13 @@ pub fn run(
     for rep in 0..plan.reps {
         for (t, target) in targets.iter().enumerate() {
             for (cell_index, &cell) in plan.cells.iter().enumerate() {
-                if dead[t] {
+                if dead[t] || plan.done.contains(&(rep, target.name.clone(), cell_index)) {
                     continue;
                 }
                 let ctx = Context {
                     plan,
                     run_id,
+                    ranks,
                     target,
                     rep,
                     cell_index,
@@ -163,7 +190,8 @@ fn run_workload(
     }
     for rep in 0..plan.reps {
         for (t, target) in targets.iter().enumerate() {
-            if dead[t] {
+            let whole = (rep, target.name.clone(), crate::plan::WHOLE_TEST);
+            if dead[t] || plan.done.contains(&whole) {
                 continue;
             }
             let mut w = WorkloadRun {
@@ -237,59 +265,89 @@ fn run_cell(
     let mut end = CellEnd::Done;
 
     for &op in &plan.ops {
-        if cancel.load(Ordering::Relaxed) {
-            end = CellEnd::Interrupted;
-            break;
-        }
+        let mut ready = if cancel.load(Ordering::Relaxed) {
+            Ready::Interrupted
+        } else {
+            Ready::Yes
+        };
         let specs: Vec<PassSpec> = (0..workers)
             .map(|w| pass_spec(ctx, op, w, &files[w]))
             .collect();
-        if op.needs_existing_file() && !file_written {
+        if ready == Ready::Yes && op.needs_existing_file() && !file_written {
             for w in 0..workers {
                 if let Err(e) = iozone::prepare_file(backend, &files[w], &specs[w], &mut bufs[w]) {
-                    let rec = failed_record(ctx, op, &e.to_string());
-                    observer.record(&rec)?;
-                    summary.records += 1;
-                    summary.failed += 1;
-                    end = CellEnd::TargetFailed(e.to_string());
+                    ready = Ready::No(e.to_string());
                     break;
                 }
             }
-            if matches!(end, CellEnd::TargetFailed(_)) {
-                break;
-            }
-            file_written = true;
+            file_written = ready == Ready::Yes;
         }
         // A cold cache before the first operation of each IOzone test (IOzone's -U).
-        if last_test != Some(op.iozone_test()) {
+        if ready == Ready::Yes && last_test != Some(op.iozone_test()) {
             last_test = Some(op.iozone_test());
             purge_note = purge(backend, plan.cache, &files);
         }
-        let measured = measure(ctx, op, &specs, &files, &mut bufs, cancel);
+        // Every rank starts together, or none does.
+        let asked = Instant::now();
+        let go = ctx.ranks.start(ready)?;
+        let mut coordination = asked.elapsed().as_secs_f64();
+        match go {
+            Go::On => {}
+            Go::Interrupted => {
+                end = CellEnd::Interrupted;
+                break;
+            }
+            Go::Stop(why) => {
+                let rec = failed_record(ctx, op, &why);
+                observer.record(&rec)?;
+                summary.records += 1;
+                summary.failed += 1;
+                end = CellEnd::TargetFailed(why);
+                break;
+            }
+        }
+        let released = Instant::now();
+        let (measured, span) = measure(ctx, op, &specs, &files, &mut bufs, cancel);
+        let span = span
+            .map(|(first, last)| Span {
+                start_s: first.saturating_duration_since(released).as_secs_f64(),
+                end_s: last.saturating_duration_since(released).as_secs_f64(),
+            })
+            .unwrap_or_default();
         let planned = ctx.cell.file_size * workers as u64;
-        match measured {
-            Measured::Ok(mut records) => {
-                for r in &mut records {
-                    r.cache_purge = purge_note.clone();
-                    if r.status == Status::VerifyFailed && r.scope != Scope::Worker {
-                        summary.verify_failed += 1;
-                    }
-                    observer.record(r)?;
-                    summary.records += 1;
-                }
+        let (records, mine) = match measured {
+            Measured::Ok(records) => (records, Ready::Yes),
+            Measured::Failed(e) => (vec![failed_record(ctx, op, &e)], Ready::No(e)),
+            Measured::Interrupted => (Vec::new(), Ready::Interrupted),
+        };
+        let gathering = Instant::now();
+        let (records, go) = ctx.ranks.finish(records, span, mine)?;
+        coordination += gathering.elapsed().as_secs_f64();
+        if ctx.ranks.size() > 1 {
+            summary.coordinated += 1;
+            summary.coordination_s += coordination;
+        }
+        for mut r in records {
+            r.cache_purge = purge_note.clone();
+            match r.status {
+                Status::VerifyFailed if r.scope != Scope::Worker => summary.verify_failed += 1,
+                Status::Failed => summary.failed += 1,
+                _ => {}
+            }
+            observer.record(&r)?;
+            summary.records += 1;
+        }
+        match go {
+            Go::On => {
                 if op.may_create_file() {
                     file_written = true;
                 }
             }
-            Measured::Failed(e) => {
-                let rec = failed_record(ctx, op, &e);
-                observer.record(&rec)?;
-                summary.records += 1;
-                summary.failed += 1;
-                end = CellEnd::TargetFailed(e);
+            Go::Stop(why) => {
+                end = CellEnd::TargetFailed(why);
                 break;
             }
-            Measured::Interrupted => {
+            Go::Interrupted => {
                 end = CellEnd::Interrupted;
                 break;
             }
@@ -373,6 +431,7 @@ enum Measured {
 }
 
 /// Runs one operation on every worker at once and turns the outcomes into records.
+/// Also returns when the measurement ran: the first worker's start and the last one's end.
 fn measure(
     ctx: &Context,
     op: Op,
@@ -380,7 +439,7 @@ fn measure(
     files: &[String],
     bufs: &mut [WorkerBuffers],
     cancel: &AtomicBool,
-) -> Measured {
+) -> (Measured, Option<(Instant, Instant)>) {
     let backend = ctx.target.backend.as_ref();
     let workers = specs.len();
     let barrier = Barrier::new(workers + 1);
@@ -429,10 +488,12 @@ fn measure(
     for r in results {
         match r {
             Ok(o) => outcomes.push(o),
-            Err(PassError::Interrupted) => return Measured::Interrupted,
-            Err(PassError::Io(e)) => return Measured::Failed(e.to_string()),
+            Err(PassError::Interrupted) => return (Measured::Interrupted, None),
+            Err(PassError::Io(e)) => return (Measured::Failed(e.to_string()), None),
         }
     }
+    let first = outcomes.iter().map(|o| o.started).min().unwrap_or(joined);
+    let span = Some((first, joined));
 
     let base = |scope: Scope| base_record(ctx, op, scope, &started_at);
     let mut records = Vec::new();
@@ -442,7 +503,7 @@ fn measure(
         fill_from_outcome(&mut r, o, &files[0]);
         set_server_cpu(&mut r, &ctx.target.servers, server_s, o.seconds);
         records.push(r);
-        return Measured::Ok(records);
+        return (Measured::Ok(records), span);
     }
 
     // Throughput mode: one record per worker, then the aggregate, as IOzone's -t reports.
@@ -493,7 +554,7 @@ fn measure(
         agg.mismatch_offset = o.mismatch;
     }
     records.push(agg);
-    Measured::Ok(records)
+    (Measured::Ok(records), span)
 }
 
 /// Server CPU over the measurement, for targets whose servers run here.
@@ -548,6 +609,8 @@ fn base_record(ctx: &Context, op: Op, scope: Scope, started_at: &str) -> Record 
         threads: plan.threads,
         scope,
         worker: None,
+        rank: None,
+        host: None,
         rep: ctx.rep,
         bytes: 0,
         seconds: 0.0,

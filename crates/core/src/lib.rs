@@ -13,6 +13,7 @@ pub mod offsets;
 pub mod op;
 pub mod pattern;
 pub mod plan;
+pub mod ranks;
 pub mod record;
 pub mod server_cpu;
 pub mod size;

@@ -90,6 +90,9 @@ pub struct Manifest {
     pub run_id: String,
     pub command_line: Vec<String>,
     pub host: Host,
+    /// Every rank's host of a multi-client run, in rank order (empty for one client).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<Host>,
     pub targets: Vec<TargetManifest>,
     pub plan: Plan,
     pub started_at: String,
@@ -99,4 +102,8 @@ pub struct Manifest {
     pub outcome: String,
     #[serde(default)]
     pub records: u64,
+    /// Multi-client runs: mean milliseconds per measurement spent in the start barrier
+    /// and the gather of records (rank 0's view).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coordination_ms: Option<f64>,
 }

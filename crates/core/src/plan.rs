@@ -298,7 +298,15 @@ pub struct Plan {
     pub vector_records: usize,
     /// Seed of the random orders and the verify pattern.
     pub seed: u64,
+    /// Tests already measured by an earlier, interrupted attempt (a study's `--resume`):
+    /// (repetition, target name, cell index; `usize::MAX` for the non-matrix workloads).
+    /// The engine skips them; their records are carried over by the caller.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeSet::is_empty")]
+    pub done: std::collections::BTreeSet<(u32, String, usize)>,
 }
+
+/// The `Plan::done` index of a non-matrix workload's test (one per repetition and target).
+pub const WHOLE_TEST: usize = usize::MAX;
 
 impl Default for Plan {
     fn default() -> Self {
@@ -317,6 +325,7 @@ impl Default for Plan {
             keep_files: false,
             vector_records: 16,
             seed: 1,
+            done: Default::default(),
         }
     }
 }

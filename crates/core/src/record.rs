@@ -68,6 +68,12 @@ pub struct Record {
     pub scope: Scope,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub worker: Option<u32>,
+    /// The MPI rank (client process) of a multi-client run's worker record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rank: Option<u32>,
+    /// The host that rank ran on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
     pub rep: u32,
     /// Bytes moved (less than threads x file size when stonewalled or failed).
     pub bytes: u64,
@@ -182,6 +188,8 @@ impl Default for Record {
             threads: 1,
             scope: Scope::Single,
             worker: None,
+            rank: None,
+            host: None,
             rep: 0,
             bytes: 0,
             seconds: 0.0,
@@ -278,7 +286,7 @@ pub fn read_jsonl(path: &Path) -> io::Result<LoadedRecords> {
 }
 
 /// The CSV columns, in order: the tidy, one-row-per-record view of the schema.
-pub const CSV_COLUMNS: [&str; 49] = [
+pub const CSV_COLUMNS: [&str; 51] = [
     "run_id",
     "target",
     "backend",
@@ -328,6 +336,8 @@ pub const CSV_COLUMNS: [&str; 49] = [
     "extents_per_file",
     "extents_max",
     "note",
+    "rank",
+    "host",
 ];
 
 /// Writes records as CSV with `CSV_COLUMNS`.
@@ -397,6 +407,8 @@ pub fn write_csv(path: &Path, records: &[Record]) -> io::Result<()> {
             opt(g.extents_per_file),
             optu(g.extents_max),
             g.note.clone().unwrap_or_default(),
+            r.rank.map(|x| x.to_string()).unwrap_or_default(),
+            r.host.clone().unwrap_or_default(),
         ])?;
     }
     w.flush()

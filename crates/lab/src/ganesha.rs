@@ -14,7 +14,8 @@ pub const PORT: u16 = 2049;
 /// The NFSv4 pseudo path of the export.
 pub const PSEUDO: &str = "/nfs-sharing";
 
-fn subnet(addr: Ipv4Addr, prefix_len: u8) -> String {
+/// The lab subnet in CIDR notation, as the servers' access rules name it.
+pub fn subnet(addr: Ipv4Addr, prefix_len: u8) -> String {
     let mask = u32::MAX
         .checked_shl(32 - u32::from(prefix_len))
         .unwrap_or(0);
@@ -40,11 +41,15 @@ pub fn start(
     std::fs::create_dir_all(&export)?;
     let conf = dir.join("ganesha.conf");
     let log = dir.join("ganesha.log");
+    // pnfs_mds = false: Ganesha 4.3 otherwise announces itself as a pNFS metadata server
+    // (EXCHGID4_FLAG_USE_PNFS_MDS) although the VFS and Gluster exports hand out no
+    // layouts, and an NFSv4.1 client that believes it (nfs-rs 0.11.1) sends a LAYOUTGET,
+    // refused with NFS4ERR_LAYOUTUNAVAILABLE, before every READ and WRITE.
     std::fs::write(
         &conf,
         format!(
             "NFS_CORE_PARAM {{ Protocols = 3, 4; Bind_addr = {addr}; Enable_NLM = false; Enable_RQUOTA = false; }}
-NFSV4 {{ Graceless = true; RecoveryBackend = fs; RecoveryRoot = {recovery}; Minor_Versions = 0, 1, 2; }}
+NFSV4 {{ Graceless = true; RecoveryBackend = fs; RecoveryRoot = {recovery}; Minor_Versions = 0, 1, 2; pnfs_mds = false; }}
 NFS_KRB5 {{ Active_krb5 = false; }}
 EXPORT {{
   Export_Id = 1; Path = {export}; Pseudo = {PSEUDO};

@@ -12,6 +12,7 @@ pub mod sh;
 pub mod state;
 pub mod storage;
 pub mod topology;
+pub mod traffic;
 
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
@@ -28,6 +29,10 @@ pub struct UpOptions {
     pub link: String,
     /// Size of each server's image (sparse), e.g. `2G`.
     pub image_size: String,
+    /// ext3/ext4: allocate blocks in write order, as the 2007 ext3 driver did.
+    pub write_order: bool,
+    /// Samba allocates the blocks of a file as it grows (`strict allocate = yes`).
+    pub strict_allocate: bool,
 }
 
 impl Default for UpOptions {
@@ -37,6 +42,8 @@ impl Default for UpOptions {
             fs: "xfs".into(),
             link: "unlimited".into(),
             image_size: "2G".into(),
+            write_order: false,
+            strict_allocate: false,
         }
     }
 }
@@ -114,6 +121,7 @@ pub fn up(opts: &UpOptions) -> Result<LabState> {
         topology,
         fs: opts.fs.clone(),
         link: opts.link.clone(),
+        strict_allocate: opts.strict_allocate,
         resources: Vec::new(),
         services: Vec::new(),
         smb_user: samba::USER.into(),
@@ -151,7 +159,13 @@ fn build(state: &mut LabState, opts: &UpOptions, shaping: Option<(String, u64)>)
             .iter()
             .any(|s| matches!(s, Service::Samba | Service::Ganesha | Service::Gluster));
         let data = if needs_data {
-            Some(storage::create(state, &h.name, &opts.fs, &opts.image_size)?)
+            Some(storage::create(
+                state,
+                &h.name,
+                &opts.fs,
+                &opts.image_size,
+                opts.write_order,
+            )?)
         } else {
             None
         };
@@ -401,9 +415,10 @@ pub fn targets(state: &LabState) -> Vec<LabTarget> {
             format!("nfs://{}{}/?version=3", g.address, real.display()),
             &g.name,
         );
+        // NFSv4.1 (sessions), through the nfs-rs client.
         add(
             "nfs4",
-            format!("nfs://{}{}/?version=4", g.address, ganesha::PSEUDO),
+            format!("nfs://{}{}/?version=4.1", g.address, ganesha::PSEUDO),
             &g.name,
         );
         if gluster_export_of(t, g).is_some() {
@@ -438,6 +453,18 @@ pub fn targets(state: &LabState) -> Vec<LabTarget> {
                 });
             }
         }
+    }
+    // The first replica's backing image, written directly on this machine: the
+    // seed's "direct disk" baseline, on the file system the lab was brought up with.
+    if let Some(r) = t.replicas().next() {
+        out.push(LabTarget {
+            name: "lab:disk".into(),
+            url: state.file(format!("srv/{}", r.name)).display().to_string(),
+            client_netns: String::new(),
+            env: Vec::new(),
+            server: r.name.clone(),
+            server_path: None,
+        });
     }
     for target in &mut out {
         target.server_path = server_path(state, target);

@@ -88,7 +88,16 @@ pub fn start_replica(state: &mut LabState, host: &Host, data: &Path, password: &
         std::fs::create_dir_all(&p)?;
         // Both protocols create files as `nobody` (Samba's user map, Ganesha's squash).
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o1777))?;
-        shares.push_str(&share(name, &p, ""));
+        // strict allocate: a write past the end first fills the gap (fallocate, else
+        // zeros), the server-side answer to Windows' pre-allocation writes (seed 002).
+        // Samba does that on its synchronous write path only, so asynchronous writes are
+        // turned off with it.
+        let extra = if state.strict_allocate {
+            "  strict allocate = yes\n  aio write size = 0\n"
+        } else {
+            ""
+        };
+        shares.push_str(&share(name, &p, extra));
     }
     start(state, host, &shares, password)
 }

@@ -52,6 +52,9 @@ pub struct LabState {
     pub topology: Topology,
     pub fs: String,
     pub link: String,
+    /// Samba's `strict allocate = yes` on the replicas' shares (`lab up --strict-allocate`).
+    #[serde(default)]
+    pub strict_allocate: bool,
     pub resources: Vec<Resource>,
     pub services: Vec<ServiceInfo>,
     /// User name of the SMB shares; the password is in `credentials_file` (mode 0600).

@@ -9,8 +9,23 @@ use std::path::{Path, PathBuf};
 
 pub const FILE_SYSTEMS: [&str; 4] = ["xfs", "ext4", "ext3", "btrfs"];
 
-/// Creates, formats, attaches and mounts `host`'s image; returns the mount point.
-pub fn create(state: &mut LabState, host: &str, fs: &str, size: &str) -> Result<PathBuf> {
+/// What ext4's multiblock allocator is told to treat as a "small" file (bytes) for the
+/// write-order allocation: every file is then allocated in the order its blocks are
+/// written, as the 2007 ext3 driver did (see docs/workloads.md).
+pub const WRITE_ORDER_STREAM_REQ: &str = "2000000000";
+
+/// Creates, formats, attaches and mounts `host`'s image; returns the mount point. With
+/// `write_order` (ext3 and ext4 only), blocks are allocated in write order.
+pub fn create(
+    state: &mut LabState,
+    host: &str,
+    fs: &str,
+    size: &str,
+    write_order: bool,
+) -> Result<PathBuf> {
+    if write_order && !fs.starts_with("ext") {
+        bail!("the write-order allocation is for ext3 and ext4 only, not {fs}");
+    }
     if !FILE_SYSTEMS.contains(&fs) {
         bail!("unknown --fs '{fs}' (xfs, ext4, ext3 or btrfs)");
     }
@@ -31,6 +46,14 @@ pub fn create(state: &mut LabState, host: &str, fs: &str, size: &str) -> Result<
     let dev = run("losetup", &["-f", "--show", "--direct-io=on", &img_s])?;
     state.intend(Resource::Mount { path: mnt.clone() })?;
     run("mount", &[&dev, &mnt.to_string_lossy()])?;
+    if write_order {
+        let knob = format!(
+            "/sys/fs/ext4/{}/mb_stream_req",
+            dev.trim_start_matches("/dev/")
+        );
+        std::fs::write(&knob, WRITE_ORDER_STREAM_REQ)
+            .with_context(|| format!("cannot set {knob}"))?;
+    }
     Ok(mnt)
 }
 

@@ -163,6 +163,8 @@ fn execute(
         targets: &targets,
         out,
         command_line: argv.to_vec(),
+        carried: Vec::new(),
+        cluster: None,
     };
     let result = session::execute(spec, on_record)?;
     eprintln!("sharebench: records in {}", result.out_dir.display());

@@ -46,6 +46,7 @@ pub struct PhaseFigures {
 
 fn copy_file(
     b: &dyn Backend,
+    sync: bool,
     dst: &str,
     f: &tree::TreeFile,
     buf: &mut [u8],
@@ -54,7 +55,11 @@ fn copy_file(
     let p = format!("{dst}/{}", f.path);
     let data = &mut buf[..f.size as usize];
     tree::fill(data, f.content);
-    let mut h = b.open(&p, OpenOptions::create_new())?;
+    let how = OpenOptions {
+        sync,
+        ..OpenOptions::create_new()
+    };
+    let mut h = b.open(&p, how)?;
     write_all(h.as_mut(), data)?;
     h.close()?;
     b.chmod(&p, f.mode)?;
@@ -71,6 +76,7 @@ fn copy_file(
 /// set times; directory modes and times last, as rsync -a does.
 pub fn copy(
     b: &dyn Backend,
+    sync: bool,
     dst: &str,
     t: &Tree,
     m: &mut OpMeter,
@@ -85,7 +91,7 @@ pub fn copy(
     }
     for f in &t.files {
         check(cancel)?;
-        m.time("file", || copy_file(b, dst, f, &mut buf, &mut fig))?;
+        m.time("file", || copy_file(b, sync, dst, f, &mut buf, &mut fig))?;
         fig.files_examined += 1;
     }
     for d in t.dirs.iter().rev() {
@@ -107,6 +113,7 @@ pub fn copy(
 /// `compare_times` is false when the target could not keep times (size only, then).
 pub fn resync(
     b: &dyn Backend,
+    sync: bool,
     dst: &str,
     t: &Tree,
     compare_times: bool,
@@ -129,7 +136,7 @@ pub fn resync(
             if buf.len() < f.size as usize {
                 buf.resize(f.size as usize, 0);
             }
-            m.time("file", || copy_file(b, dst, f, &mut buf, &mut fig))?;
+            m.time("file", || copy_file(b, sync, dst, f, &mut buf, &mut fig))?;
         }
     }
     Ok(fig)
@@ -309,10 +316,11 @@ pub fn run(w: &mut WorkloadRun, p: &SmallfilesParams) -> Result<(), PassError> {
         let mut m = OpMeter::default();
         let span = w.span();
         let b = w.backend();
+        let sync = w.plan.timing.sync;
         let fig = match phase {
-            "copy" => copy(b, &dst, &t, &mut m, cancel)?,
+            "copy" => copy(b, sync, &dst, &t, &mut m, cancel)?,
             "delete" => delete(b, &dst, &t, &mut m, cancel)?,
-            _ => resync(b, &dst, &t, !times_unsupported, &mut m, cancel)?,
+            _ => resync(b, sync, &dst, &t, !times_unsupported, &mut m, cancel)?,
         };
         let end = w.finish(span);
         times_unsupported |= fig.times_unsupported;
@@ -410,7 +418,7 @@ mod tests {
         let mut t = tree::generate(3);
         let no = AtomicBool::new(false);
         let mut m = OpMeter::default();
-        let fig = copy(&fs, "d", &t, &mut m, &no).unwrap();
+        let fig = copy(&fs, false, "d", &t, &mut m, &no).unwrap();
         assert_eq!(fig.files_written, tree::FILES);
         assert_eq!(fig.bytes, tree::TOTAL_BYTES);
         let log = fs.take();
@@ -425,7 +433,7 @@ mod tests {
             t.dirs.len() + 1
         );
 
-        let fig = resync(&fs, "d", &t, true, &mut m, &no).unwrap();
+        let fig = resync(&fs, false, "d", &t, true, &mut m, &no).unwrap();
         assert_eq!(fig.files_examined, tree::FILES);
         assert!(fs.take().iter().all(|l| l.starts_with("stat")));
 

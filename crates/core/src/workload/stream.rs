@@ -302,6 +302,32 @@ pub fn run(w: &mut WorkloadRun, p: &StreamParams) -> Result<(), PassError> {
                 }
             }
         }
+        // A network target's server keeps the files in its own page cache: where the
+        // server's copy is on this machine (the lab), it is purged too, so playback reads
+        // the disk and its fragmentation, as the seed's did.
+        if let Some(server) = w.target.server_view.as_deref() {
+            let mut how = None;
+            for f in &files {
+                match server.purge_cache(f, PurgeRequest::Drop) {
+                    Ok(h) => {
+                        how = Some(h.name().to_string());
+                        if h == crate::backend::Purge::DropCaches {
+                            break;
+                        }
+                    }
+                    Err(e) => {
+                        how = Some(format!("failed: {e}"));
+                        break;
+                    }
+                }
+            }
+            if let Some(h) = how {
+                purge = Some(match purge {
+                    Some(c) => format!("{c}; server: {h}"),
+                    None => format!("server: {h}"),
+                });
+            }
+        }
         check(w.cancel)?;
         let (play, end) = together(w, &files, p, play_stream)?;
         emit_with(w, "playback", p, n, &play, &end, &frag, purge)?;

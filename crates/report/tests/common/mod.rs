@@ -113,6 +113,7 @@ pub fn write_dir(
             cpus: 4,
             memory_bytes: 8 << 30,
         },
+        hosts: Vec::new(),
         targets: vec![TargetManifest {
             name: t.name.into(),
             backend: "posix".into(),
@@ -133,6 +134,7 @@ pub fn write_dir(
         ended_at: Some("2026-01-01T01:00:00Z".into()),
         outcome: "complete".into(),
         records: recs.len() as u64,
+        coordination_ms: None,
     };
     std::fs::write(
         dir.join("run.json"),

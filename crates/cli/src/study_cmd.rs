@@ -1,0 +1,607 @@
+//! `sharebench study list|run`: a seed reproduced end to end. `run` creates a study
+//! directory, brings the lab up as each step needs it (file system, link rate), runs each
+//! step as an ordinary `sharebench run` into `steps/ID/`, takes the lab actions (failover,
+//! replication traffic), saves `study.json` after every step, takes the lab down, and
+//! writes the report. Ctrl-C stops after the current measurement, keeps every record,
+//! reports what was measured and takes the lab down; `--resume` continues. The study
+//! model and verdicts are `sharebench-study`; this is the running.
+
+use crate::error::{CliError, CliResult};
+use crate::run_cmd::{self, RunArgs};
+use crate::session::{self, SessionSpec};
+use crate::study_actions;
+use clap::{Args, Parser, Subcommand};
+use sharebench_study::spec::{Action, LabNeeds, Study};
+use sharebench_study::state::{self, RunState, StepState, StepStatus};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+#[derive(Args, Debug)]
+pub struct StudyArgs {
+    #[command(subcommand)]
+    pub command: StudyCommand,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum StudyCommand {
+    /// Describe every shipped study: its seed, question, steps, claims and run time per scale
+    List,
+    /// Run a study (shipped name or a .toml file) and write its report
+    #[command(after_help = "Examples:\n  \
+sharebench study run dfs-nfs-vs-smb --scale quick\n  \
+sharebench study run small-files --out results/small-files\n  \
+sharebench study run dfs-nfs-vs-smb --out results/dfs --resume     continue after Ctrl-C\n\n\
+The lab steps need root. The report of a finished or interrupted run can be made again with\n\
+'sharebench report STUDY_DIR --out DIR'; two runs of one study are compared with\n\
+'sharebench report RUN1 RUN2 --out DIR'.")]
+    Run(StudyRunArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct StudyRunArgs {
+    /// A shipped study (see 'sharebench study list') or a study file (.toml)
+    pub study: String,
+    /// How much to measure: each study's scales and their run times are in 'study list'
+    #[arg(long, default_value = "quick")]
+    pub scale: String,
+    /// Study directory (new or empty; with --resume, the interrupted run's); default
+    /// ./sharebench-results/study-NAME-<UTC time>
+    #[arg(short = 'o', long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Continue an interrupted run in --out: finished steps are kept, the cut-off step runs again
+    #[arg(long, requires = "out")]
+    pub resume: bool,
+}
+
+pub fn main(args: StudyArgs) -> CliResult<()> {
+    match args.command {
+        StudyCommand::List => list(),
+        StudyCommand::Run(a) => run(a),
+    }
+}
+
+fn list() -> CliResult<()> {
+    let mut out = std::io::stdout().lock();
+    for (s, _) in sharebench_study::builtin() {
+        let _ = writeln!(out, "{}  ({})\n  {}", s.name, s.seed, s.title);
+        let _ = writeln!(out, "  Question: {}", s.question);
+        let _ = writeln!(out, "  {}", s.about);
+        let claims = s.claims.iter().filter(|c| c.said.is_some()).count();
+        let _ = writeln!(
+            out,
+            "  {} steps, {claims} claims of the seed, {} figures{}",
+            s.steps.len(),
+            s.claims.len() - claims,
+            if s.needs_lab() {
+                "; needs the lab (root)"
+            } else {
+                ""
+            }
+        );
+        for (name, sc) in s.scales_by_cost() {
+            let limits = sc
+                .limits
+                .as_deref()
+                .map(|l| format!(" ({l})"))
+                .unwrap_or_default();
+            let _ = writeln!(out, "  --scale {name:<9} about {} min{limits}", sc.minutes);
+        }
+        let _ = writeln!(out);
+    }
+    Ok(())
+}
+
+/// Writes `text` into the new study directory, or checks the one being resumed.
+fn open_study_dir(a: &StudyRunArgs, study: &Study, text: &str) -> CliResult<(PathBuf, RunState)> {
+    if a.resume {
+        let dir = a.out.clone().expect("clap: --resume requires --out");
+        if !sharebench_study::is_study_dir(&dir) {
+            return Err(CliError::usage(format!(
+                "--resume: {} is not a study directory",
+                dir.display()
+            )));
+        }
+        let saved = std::fs::read_to_string(dir.join(state::STUDY_FILE))
+            .map_err(|e| CliError::usage(format!("--resume: {e}")))?;
+        let saved_study = Study::parse(&saved).map_err(CliError::usage)?;
+        let st = RunState::load(&dir).map_err(CliError::usage)?;
+        if saved_study.name != study.name || st.scale != a.scale {
+            return Err(CliError::usage(format!(
+                "--resume: {} holds study {} at scale {}, not {} at {}",
+                dir.display(),
+                saved_study.name,
+                st.scale,
+                study.name,
+                a.scale
+            )));
+        }
+        return Ok((dir, st));
+    }
+    let run_id = session::new_run_id();
+    let dir = a.out.clone().unwrap_or_else(|| {
+        Path::new("sharebench-results").join(format!("study-{}-{run_id}", study.name))
+    });
+    sharebench_report::check_out_dir(&dir).map_err(|e| CliError::usage(e.0))?;
+    let io = |e: std::io::Error| CliError::usage(format!("--out {}: {e}", dir.display()));
+    std::fs::create_dir_all(dir.join("steps")).map_err(io)?;
+    std::fs::write(
+        dir.join(state::STUDY_MARKER),
+        format!("sharebench study {}\n", study.name),
+    )
+    .map_err(io)?;
+    std::fs::write(dir.join(state::STUDY_FILE), text).map_err(io)?;
+    let st = RunState {
+        study: study.name.clone(),
+        scale: a.scale.clone(),
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        started_at: chrono::Utc::now().to_rfc3339(),
+        ended_at: None,
+        outcome: "running".into(),
+        steps: study
+            .steps
+            .iter()
+            .map(|s| StepState {
+                id: s.id.clone(),
+                status: StepStatus::Pending,
+                lab: None,
+                seconds: 0.0,
+                error: None,
+                attempts: Vec::new(),
+            })
+            .collect(),
+        measurements: Vec::new(),
+        notes: Vec::new(),
+    };
+    st.save(&dir).map_err(CliError::failed)?;
+    Ok((dir, st))
+}
+
+/// Parses a step's `run` line as `sharebench run` would.
+fn parse_run_line(step: &str, line: &str) -> CliResult<RunArgs> {
+    #[derive(Parser)]
+    #[command(name = "run")]
+    struct RunLine {
+        #[command(flatten)]
+        args: RunArgs,
+    }
+    let words = sharebench_study::spec::split_args(line)
+        .map_err(|e| CliError::usage(format!("step {step}: {e}")))?;
+    RunLine::try_parse_from(std::iter::once("run".to_string()).chain(words))
+        .map(|l| l.args)
+        .map_err(|e| {
+            let text = e.to_string();
+            let first = text
+                .lines()
+                .next()
+                .unwrap_or("")
+                .trim_start_matches("error: ");
+            CliError::usage(format!("step {step}: {first}"))
+        })
+}
+
+/// The lab as the study has it: brought up by the study, and taken down at its end.
+struct LabGuard {
+    current: Option<LabNeeds>,
+}
+
+impl LabGuard {
+    fn ensure(&mut self, needs: &LabNeeds, out: &mut dyn Write) -> CliResult<()> {
+        if self.current.as_ref() == Some(needs) {
+            return Ok(());
+        }
+        if self.current.is_some() {
+            self.down(out);
+        }
+        let write_order = needs.write_order.unwrap_or(false);
+        let strict_allocate = needs.strict_allocate.unwrap_or(false);
+        let _ = writeln!(
+            out,
+            "study: lab up (--fs {} --link {}{}{})",
+            needs.fs(),
+            needs.link(),
+            if write_order { " --write-order" } else { "" },
+            if strict_allocate {
+                " --strict-allocate"
+            } else {
+                ""
+            }
+        );
+        sharebench_lab::up(&sharebench_lab::UpOptions {
+            fs: needs.fs().into(),
+            link: needs.link().into(),
+            write_order,
+            strict_allocate,
+            ..Default::default()
+        })
+        .map_err(|e| CliError::failed(format!("lab up: {e:#}")))?;
+        self.current = Some(needs.clone());
+        Ok(())
+    }
+
+    fn down(&mut self, out: &mut dyn Write) {
+        if self.current.take().is_some() {
+            let _ = writeln!(out, "study: lab down");
+            if let Err(e) = sharebench_lab::down() {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "sharebench: warning: lab down: {e:#}; run 'sharebench lab down'"
+                );
+            }
+        }
+    }
+}
+
+impl Drop for LabGuard {
+    fn drop(&mut self) {
+        self.down(&mut std::io::stdout());
+    }
+}
+
+fn step_needs_lab(study: &Study, step: &sharebench_study::spec::Step) -> bool {
+    step.lab.is_some()
+        || step.action.is_some()
+        || step.run.as_deref().is_some_and(|r| r.contains("lab:"))
+        || (study.lab.is_some() && step.run.is_none())
+}
+
+fn run(a: StudyRunArgs) -> CliResult<()> {
+    let (study, text) = sharebench_study::find(&a.study).map_err(CliError::usage)?;
+    let scale = study.scale(&a.scale).map_err(CliError::usage)?.clone();
+    // Every step's line is checked before anything runs or the lab comes up.
+    for step in &study.steps {
+        if let Some(line) = &step.run {
+            let line = sharebench_study::spec::substitute(line, &scale.vars)
+                .map_err(|e| CliError::usage(format!("step {}: {e}", step.id)))?;
+            let args = parse_run_line(&step.id, &line)?;
+            run_cmd::build_plan(&args)
+                .map_err(|e| CliError::usage(format!("step {}: {}", step.id, e.message)))?;
+        }
+    }
+    if study.needs_lab() {
+        if !nix::unistd::geteuid().is_root() {
+            return Err(CliError::usage(format!(
+                "study {} uses the lab, which needs root",
+                study.name
+            )));
+        }
+        if sharebench_lab::state::LabState::load()
+            .map_err(|e| CliError::usage(format!("{e:#}")))?
+            .is_some()
+        {
+            return Err(CliError::usage(
+                "a lab is already up; the study brings up its own: run 'sharebench lab down' first",
+            ));
+        }
+    }
+    let (dir, mut st) = open_study_dir(&a, &study, &text)?;
+    session::install_ctrlc();
+    let started = Instant::now();
+    let mut out = std::io::stdout();
+    let _ = writeln!(
+        out,
+        "study {} at scale {} (about {} min): {}",
+        study.name,
+        a.scale,
+        scale.minutes,
+        dir.display()
+    );
+    let mut lab = LabGuard { current: None };
+    let base_needs = study.lab.clone().unwrap_or_default();
+    let mut stopped = false;
+    for (i, step) in study.steps.iter().enumerate() {
+        let saved = st.step(&step.id).map(|s| s.status);
+        if matches!(saved, Some(StepStatus::Complete | StepStatus::Failed)) {
+            let _ = writeln!(out, "study: step {} already done, kept", step.id);
+            continue;
+        }
+        if session::cancelled() {
+            stopped = true;
+            break;
+        }
+        let sdir = state::step_dir(&dir, &step.id);
+        let mut earlier = None;
+        if sdir.exists() {
+            // A cut-off attempt: kept beside, never overwritten; its finished tests are
+            // carried into the new attempt.
+            let n = st.step(&step.id).map_or(0, |s| s.attempts.len()) + 1;
+            let kept = format!("steps/{}.attempt-{n}", step.id);
+            std::fs::rename(&sdir, dir.join(&kept))
+                .map_err(|e| CliError::failed(format!("cannot keep {}: {e}", sdir.display())))?;
+            if let Some(s) = st.step_mut(&step.id) {
+                s.attempts.push(kept.clone());
+            }
+            earlier = Some(dir.join(kept));
+        }
+        let _ = writeln!(
+            out,
+            "study: step {}/{} {}: {}",
+            i + 1,
+            study.steps.len(),
+            step.id,
+            step.title
+        );
+        let needs = base_needs.merged(step.lab.as_ref());
+        let t0 = Instant::now();
+        let uses_lab = step_needs_lab(&study, step);
+        let result = (|| -> CliResult<StepStatus> {
+            if uses_lab {
+                lab.ensure(&needs, &mut out)?;
+            }
+            if let Some(s) = st.step_mut(&step.id) {
+                s.status = StepStatus::Running;
+                s.lab = uses_lab.then(|| needs.clone());
+            }
+            st.save(&dir).map_err(CliError::failed)?;
+            run_step(step, &scale.vars, &sdir, earlier.as_deref(), &mut st)
+        })();
+        let s = st.step_mut(&step.id).expect("every step has a state");
+        s.seconds = t0.elapsed().as_secs_f64();
+        match result {
+            Ok(status) => {
+                s.status = status;
+                s.error = None;
+            }
+            Err(e) => {
+                s.status = if e.code == 130 {
+                    StepStatus::Interrupted
+                } else {
+                    StepStatus::Failed
+                };
+                s.error = Some(e.message.clone());
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "sharebench: warning: step {}: {}",
+                    step.id,
+                    e.message
+                );
+            }
+        }
+        let interrupted = s.status == StepStatus::Interrupted;
+        st.save(&dir).map_err(CliError::failed)?;
+        if interrupted || session::cancelled() {
+            stopped = true;
+            break;
+        }
+    }
+    lab.down(&mut out);
+    st.ended_at = Some(chrono::Utc::now().to_rfc3339());
+    st.outcome = if stopped {
+        "interrupted"
+    } else if st.steps.iter().all(|s| s.status == StepStatus::Complete) {
+        "complete"
+    } else {
+        "failed"
+    }
+    .into();
+    st.save(&dir).map_err(CliError::failed)?;
+
+    let report_dir = next_report_dir(&dir);
+    let evidence = sharebench_study::RunEvidence::load(&dir).map_err(CliError::failed)?;
+    let (lines, warnings) =
+        sharebench_study::write_report(&[(String::from("this run"), evidence)], &report_dir)
+            .map_err(CliError::failed)?;
+    for w in warnings {
+        let _ = writeln!(std::io::stderr(), "sharebench: warning: {w}");
+    }
+    for l in lines {
+        let _ = writeln!(out, "{l}");
+    }
+    let _ = writeln!(
+        out,
+        "Study: {} ({:.0} s)\nReport: {}",
+        dir.display(),
+        started.elapsed().as_secs_f64(),
+        report_dir.join("report.html").display()
+    );
+    match st.outcome.as_str() {
+        "interrupted" => Err(CliError::interrupted(format!(
+            "interrupted; the records and a report of what was measured are in {}; continue with --resume --out {}",
+            dir.display(),
+            dir.display()
+        ))),
+        "failed" => Err(CliError::failed(format!(
+            "some steps failed (see the report's evidence table); records in {}",
+            dir.display()
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// `report`, or `report-2`, ... when a resumed run already wrote one.
+fn next_report_dir(dir: &Path) -> PathBuf {
+    let first = dir.join("report");
+    if !first.exists() {
+        return first;
+    }
+    (2..)
+        .map(|n| dir.join(format!("report-{n}")))
+        .find(|p| !p.exists())
+        .expect("some report-N is free")
+}
+
+/// Runs one step: its `run` line (in a thread of its own, which enters the lab client's
+/// namespace while this one stays on the host for the lab), and its action.
+fn run_step(
+    step: &sharebench_study::spec::Step,
+    vars: &std::collections::BTreeMap<String, String>,
+    sdir: &Path,
+    earlier: Option<&Path>,
+    st: &mut RunState,
+) -> CliResult<StepStatus> {
+    if let Some(Action::ReplicationTraffic { size, change_pct }) = &step.action {
+        let size = sharebench_study::spec::substitute(size, vars).map_err(CliError::usage)?;
+        let found = study_actions::replication_traffic(sdir, &step.id, &size, *change_pct)?;
+        st.measurements.extend(found);
+        return Ok(StepStatus::Complete);
+    }
+    let line = step
+        .run
+        .as_deref()
+        .expect("validated: a step has run or action");
+    let line = sharebench_study::spec::substitute(line, vars).map_err(CliError::usage)?;
+    let args = parse_run_line(&step.id, &line)?;
+    let mut plan = run_cmd::build_plan(&args)?;
+    run_cmd::check_targets_space(&plan, &args.targets)?;
+    let mut carried = Vec::new();
+    if let (Some(dir), None) = (earlier, &step.action) {
+        let records = sharebench_core::record::read_jsonl(&dir.join("results.jsonl"))
+            .map(|r| r.records)
+            .unwrap_or_default();
+        (plan.done, carried) = finished_tests(&plan, records);
+        if !carried.is_empty() {
+            let _ = writeln!(
+                std::io::stdout(),
+                "study: step {}: {} measurements of {} finished tests carried over from {}",
+                step.id,
+                carried.len(),
+                plan.done.len(),
+                dir.display()
+            );
+        }
+    }
+    let command_line: Vec<String> = ["sharebench", "run"]
+        .iter()
+        .map(|s| s.to_string())
+        .chain(sharebench_study::spec::split_args(&line).unwrap_or_default())
+        .collect();
+    let failover = match &step.action {
+        Some(Action::Failover {
+            host,
+            after_records,
+        }) => Some((host.clone(), *after_records)),
+        _ => None,
+    };
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let taken = std::sync::atomic::AtomicU64::new(0);
+    let (result, fault) = std::thread::scope(|scope| {
+        let fault = failover.as_ref().map(|(host, after)| {
+            scope.spawn(|| study_actions::crash_after(host, *after, &taken, &done))
+        });
+        let result = scope
+            .spawn(|| {
+                session::execute(
+                    SessionSpec {
+                        plan: &plan,
+                        targets: &args.targets,
+                        out: Some(sdir.to_path_buf()),
+                        command_line,
+                        carried,
+                        cluster: None,
+                    },
+                    &mut |_| {
+                        taken.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    },
+                )
+            })
+            .join()
+            .unwrap_or_else(|_| Err(CliError::failed("the step's run panicked")));
+        done.store(true, std::sync::atomic::Ordering::SeqCst);
+        let fault = fault.map(|h| h.join().unwrap_or_else(|_| Err("panicked".into())));
+        (result, fault)
+    });
+    let result = result?;
+    if let (Some((host, _)), Some(fault)) = (&failover, fault) {
+        let found = study_actions::after_failover(&step.id, host, fault, &result.records)?;
+        st.measurements.extend(found);
+    }
+    let s = &result.summary;
+    Ok(if s.interrupted {
+        StepStatus::Interrupted
+    } else if s.all_ok() {
+        StepStatus::Complete
+    } else {
+        StepStatus::Failed
+    })
+}
+
+/// The tests an interrupted attempt finished, and their records. Records are written in
+/// the engine's order (repetitions, then targets, then cells), so every test before the
+/// last one that appears is complete; the last may have been cut off and runs again.
+fn finished_tests(
+    plan: &sharebench_core::plan::Plan,
+    records: Vec<sharebench_core::record::Record>,
+) -> (
+    std::collections::BTreeSet<(u32, String, usize)>,
+    Vec<sharebench_core::record::Record>,
+) {
+    use sharebench_core::plan::{Workload, WHOLE_TEST};
+    let key = |r: &sharebench_core::record::Record| {
+        let cell = if plan.workload == Workload::Iozone {
+            plan.cells
+                .iter()
+                .position(|c| c.file_size == r.file_size && c.record_size == r.record_size)
+        } else {
+            Some(WHOLE_TEST)
+        };
+        cell.map(|c| (r.rep, r.target.clone(), c))
+    };
+    let Some(last) = records.iter().rev().find_map(key) else {
+        return Default::default();
+    };
+    let kept: Vec<_> = records
+        .into_iter()
+        .filter(|r| key(r).is_some_and(|k| k != last))
+        .collect();
+    let done = kept.iter().filter_map(key).collect();
+    (done, kept)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sharebench_core::plan::{Cell, Plan};
+    use sharebench_core::record::Record;
+
+    #[test]
+    fn resume_keeps_every_test_but_the_last_one_begun() {
+        let cells = vec![
+            Cell {
+                file_size: 1 << 20,
+                record_size: 4096,
+            },
+            Cell {
+                file_size: 1 << 20,
+                record_size: 65536,
+            },
+        ];
+        let plan = Plan {
+            cells: cells.clone(),
+            ..Plan::default()
+        };
+        let rec = |rep, target: &str, cell: usize, op: &str| Record {
+            rep,
+            target: target.into(),
+            op: op.into(),
+            file_size: cells[cell].file_size,
+            record_size: cells[cell].record_size,
+            ..Record::default()
+        };
+        let records = vec![
+            rec(0, "a", 0, "write"),
+            rec(0, "a", 0, "read"),
+            rec(0, "a", 1, "write"),
+            rec(0, "a", 1, "read"),
+            rec(0, "b", 0, "write"),
+        ];
+        let (done, kept) = finished_tests(&plan, records);
+        assert_eq!(kept.len(), 4);
+        assert_eq!(
+            done.into_iter().collect::<Vec<_>>(),
+            vec![(0, "a".to_string(), 0), (0, "a".to_string(), 1)]
+        );
+        assert!(finished_tests(&plan, Vec::new()).0.is_empty());
+    }
+
+    #[test]
+    fn run_lines_parse_as_sharebench_run_does() {
+        let a = parse_run_line("m", "lab:nfs3 lab:smb -i write --file-sizes 1m --reps 2").unwrap();
+        assert_eq!(a.targets, vec!["lab:nfs3", "lab:smb"]);
+        let e = parse_run_line("m", "lab:nfs3 --bogus").unwrap_err();
+        assert!(
+            e.message.starts_with("step m: ") && e.message.contains("--bogus"),
+            "{}",
+            e.message
+        );
+    }
+}

@@ -1,0 +1,118 @@
+//! Multi-client runs under OpenMPI's mpirun, three ranks on this machine: every rank
+//! measures its own files, rank 0 writes per-rank records (with rank and host) and one
+//! aggregate per measurement whose children-see is the sum of the ranks' figures; a
+//! target no rank can use ends the whole run at once with one line.
+#![cfg(feature = "mpi")]
+
+mod common;
+use common::*;
+use serde_json::Value;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+fn mpirun(np: &str, args: &[&str]) -> std::process::Output {
+    let status = Command::new("mpirun").arg("--version").output();
+    assert!(
+        status.is_ok(),
+        "mpirun is missing: run scripts/install-deps.sh (openmpi-bin)"
+    );
+    Command::new("mpirun")
+        .args(["--allow-run-as-root", "--oversubscribe", "-np", np])
+        .arg(env!("CARGO_BIN_EXE_sharebench"))
+        .args(args)
+        .env("OMPI_MCA_btl_vader_single_copy_mechanism", "none")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn three_ranks_write_their_own_files_and_rank_0_sums_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let shm = shm_dir();
+    let o = mpirun(
+        "3",
+        &[
+            "run",
+            "null://",
+            shm.path().to_str().unwrap(),
+            "-i",
+            "write,read",
+            "--file-sizes",
+            "1m",
+            "--record-sizes",
+            "64k",
+            "--reps",
+            "2",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert!(o.status.success(), "{}\n{}", stdout(&o), stderr(&o));
+    assert_eq!(
+        stdout(&o).matches("Results: ").count(),
+        1,
+        "only rank 0 prints: {}",
+        stdout(&o)
+    );
+    let recs = records(&out);
+    // 2 targets x 2 ops x 2 reps measurements, each 3 rank records and 1 aggregate.
+    assert_eq!(recs.len(), 2 * 2 * 2 * 4, "{recs:#?}");
+    for agg in recs.iter().filter(|r| r["scope"] == "aggregate") {
+        let parts: Vec<&Value> = recs
+            .iter()
+            .filter(|r| {
+                r["scope"] == "worker"
+                    && r["target"] == agg["target"]
+                    && r["op"] == agg["op"]
+                    && r["rep"] == agg["rep"]
+            })
+            .collect();
+        assert_eq!(parts.len(), 3);
+        let mut ranks: Vec<u64> = parts.iter().map(|r| r["rank"].as_u64().unwrap()).collect();
+        ranks.sort_unstable();
+        assert_eq!(ranks, vec![0, 1, 2]);
+        assert!(parts.iter().all(|r| r["host"].as_str().is_some()));
+        let sum: f64 = parts
+            .iter()
+            .map(|r| r["throughput_kib_s"].as_f64().unwrap())
+            .sum();
+        let children = agg["throughput_kib_s"].as_f64().unwrap();
+        assert!(
+            (children - sum).abs() <= 1e-6 * sum,
+            "aggregate {children} != sum {sum}"
+        );
+        assert_eq!(agg["threads"], 3);
+        assert_eq!(agg["bytes"].as_u64(), Some(3 << 20));
+    }
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(out.join("run.json")).unwrap()).unwrap();
+    assert_eq!(manifest["hosts"].as_array().map(Vec::len), Some(3));
+    assert_no_workdir(shm.path());
+}
+
+#[test]
+fn a_target_no_rank_can_use_ends_the_run_at_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = Instant::now();
+    let o = mpirun(
+        "3",
+        &[
+            "run",
+            "/nonexistent/sharebench-target",
+            "--file-sizes",
+            "1m",
+            "--out",
+            tmp.path().join("out").to_str().unwrap(),
+        ],
+    );
+    assert!(!o.status.success());
+    assert!(
+        t.elapsed() < Duration::from_secs(30),
+        "took {:?}",
+        t.elapsed()
+    );
+    let e = stderr(&o);
+    assert!(e.contains("rank 0 on "), "{e}");
+    assert!(e.contains("/nonexistent/sharebench-target"), "{e}");
+}

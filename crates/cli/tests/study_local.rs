@@ -1,0 +1,198 @@
+//! The study runner without the lab: a study file of local targets (tmpfs and a disk
+//! directory) run end to end, its report and verdicts, re-reported and compared; and the
+//! one-line errors for bad studies, scales and run lines.
+
+mod common;
+use common::*;
+
+const STUDY: &str = r#"
+name = "local"
+title = "tmpfs against a disk directory"
+seed = "none"
+question = "Is tmpfs faster than the disk?"
+about = "A study of local targets, for tests."
+departures = ["Nothing is shared: both targets are local."]
+[scales.tiny]
+minutes = 1
+vars = { max = "256k", shm = "SHM", disk = "DISK" }
+[[steps]]
+id = "m"
+title = "matrix"
+run = "{shm} {disk} -i write,rewrite,read --file-sizes 64k..{max} --record-sizes 4k,16k,64k --reps 3"
+[[steps]]
+id = "meta"
+title = "metadata sweep"
+run = "{shm} -w metadata --counts 20,40,80 --reps 3"
+[answer]
+step = "m"
+a = "SHM"
+b = "DISK"
+[[claims]]
+id = "shm-faster"
+said = "tmpfs is faster"
+check = { kind = "faster", step = "m", a = "SHM", b = "DISK", ops = ["write", "rewrite"] }
+[[claims]]
+id = "remove-beats-create"
+said = "removal is faster than creation"
+check = { kind = "better", step = "meta", a = "SHM", b = "SHM", op = "remove-file", op_b = "create-file", metric = "rate" }
+[[claims]]
+id = "no-windows"
+said = "Windows is slower"
+check = { kind = "not-in-lab", why = "no Windows here" }
+[[claims]]
+id = "cpu"
+source = "client CPU of reads"
+check = { kind = "cpu-above", step = "m", targets = ["SHM"], ops = ["read"], pct = 1.0 }
+"#;
+
+fn write_study(dir: &std::path::Path, shm: &str, disk: &str) -> std::path::PathBuf {
+    let p = dir.join("local.toml");
+    std::fs::write(&p, STUDY.replace("SHM", shm).replace("DISK", disk)).unwrap();
+    p
+}
+
+#[test]
+fn a_local_study_runs_and_reports_every_claim_from_its_records() {
+    let tmp = tempfile::tempdir().unwrap();
+    let shm = shm_dir();
+    let disk = tempfile::tempdir_in("/var/tmp").unwrap();
+    let (shm_p, disk_p) = (shm.path().to_str().unwrap(), disk.path().to_str().unwrap());
+    let study = write_study(tmp.path(), shm_p, disk_p);
+    let out = tmp.path().join("run");
+    let o = run(&[
+        "study",
+        "run",
+        study.to_str().unwrap(),
+        "--scale",
+        "tiny",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("Report: "), "{text}");
+    assert!(text.contains("of the seed's 3 claims"), "{text}");
+    assert!(
+        text.contains("not tested    no-windows: no Windows here"),
+        "{text}"
+    );
+    // The verdict is computed: whichever it is, it comes with the run's numbers.
+    let line = text.lines().find(|l| l.contains("shm-faster:")).unwrap();
+    assert!(
+        ["agrees", "disagrees", "inconclusive"]
+            .iter()
+            .any(|v| line.contains(v))
+            && line.contains("cells of write/rewrite"),
+        "{line}"
+    );
+    let html = std::fs::read_to_string(out.join("report/report.html")).unwrap();
+    for needle in [
+        "id=question",
+        "id=answer",
+        "id='claim-shm-faster'",
+        "id='claim-remove-beats-create'",
+        "id='figure-cpu'",
+        "Nothing is shared",
+        "href='m/report.html'",
+    ] {
+        assert!(html.contains(needle), "no {needle} in the study report");
+    }
+    assert!(out.join("report/m/report.html").exists());
+    assert!(out.join("steps/meta/results.jsonl").exists());
+
+    // Re-reported, and compared with itself under two labels.
+    let again = tmp.path().join("again");
+    let o = run(&[
+        "report",
+        out.to_str().unwrap(),
+        "--out",
+        again.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let cmp = tmp.path().join("cmp");
+    let o = run(&[
+        "report",
+        out.to_str().unwrap(),
+        out.to_str().unwrap(),
+        "--label",
+        "a",
+        "--label",
+        "b",
+        "--out",
+        cmp.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let html = std::fs::read_to_string(cmp.join("report.html")).unwrap();
+    assert!(html.contains("this run found (a)") && html.contains("this run found (b)"));
+    // A study directory mixed with plain results is refused in one line.
+    let o = run(&[
+        "report",
+        out.to_str().unwrap(),
+        out.join("steps/m").to_str().unwrap(),
+        "--out",
+        tmp.path().join("mixed").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+}
+
+#[test]
+fn bad_studies_scales_and_run_lines_are_one_line_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let study = write_study(tmp.path(), "/dev/shm", "/var/tmp");
+    let s = study.to_str().unwrap();
+    let bad_line = tmp.path().join("bad.toml");
+    std::fs::write(
+        &bad_line,
+        STUDY
+            .replace("--reps 3\"\n[[steps]]", "--reps 3 --bogus\"\n[[steps]]")
+            .replace("SHM", "/dev/shm")
+            .replace("DISK", "/var/tmp"),
+    )
+    .unwrap();
+    let verdict = tmp.path().join("verdict.toml");
+    std::fs::write(
+        &verdict,
+        STUDY.replace("said = \"tmpfs is faster\"", "verdict = \"agrees\""),
+    )
+    .unwrap();
+    for (args, want) in [
+        (
+            vec!["study", "run", "no-such-study"],
+            "unknown study 'no-such-study'",
+        ),
+        (
+            vec!["study", "run", s, "--scale", "huge"],
+            "no scale 'huge'",
+        ),
+        (
+            vec![
+                "study",
+                "run",
+                bad_line.to_str().unwrap(),
+                "--scale",
+                "tiny",
+            ],
+            "step m: ",
+        ),
+        (vec!["study", "run", verdict.to_str().unwrap()], "verdict"),
+        (vec!["study", "run", s, "--resume"], "--out"),
+    ] {
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        let e = stderr(&o);
+        assert_eq!(e.lines().count(), 1, "{args:?}: {e}");
+        assert!(e.contains(want), "{args:?}: {e}");
+    }
+    let o = run(&["study", "list"]);
+    assert!(o.status.success());
+    for name in [
+        "dfs-nfs-vs-smb",
+        "nfs-server-configs",
+        "media-prealloc",
+        "small-files",
+        "nfs-connectathon",
+    ] {
+        assert!(stdout(&o).contains(name), "study list lacks {name}");
+    }
+}

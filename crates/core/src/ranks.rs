@@ -1,0 +1,238 @@
+//! Many clients at once: the ranks of a multi-client run (MPI, one process per client),
+//! as the engine sees them. Before each measurement every rank says whether it can start,
+//! and all start together or none does; after it, rank 0 receives every rank's records
+//! and merges them into per-rank and cross-rank records, and every rank learns whether to
+//! go on. A single process is `Solo`, which changes nothing. Not: MPI itself (the
+//! `sharebench` binary's `mpi` feature implements `Ranks`).
+
+use crate::record::{Record, Scope, Status, ThroughputSummary};
+use std::io;
+
+/// What a rank brings to the start of a measurement.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ready {
+    Yes,
+    /// This rank cannot take the measurement (why, in one line).
+    No(String),
+    /// Ctrl-C reached this rank.
+    Interrupted,
+}
+
+/// What every rank does next (the same on all ranks).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Go {
+    On,
+    /// A rank failed: every rank gives the target up (why, naming the rank and host).
+    Stop(String),
+    Interrupted,
+}
+
+/// When one rank's measurement ran, in seconds from its release at the start barrier.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Span {
+    pub start_s: f64,
+    pub end_s: f64,
+}
+
+/// The ranks of a run, as the engine needs them. Every method is collective: every rank
+/// calls it, in the same order.
+pub trait Ranks {
+    /// This rank (0 writes the records) and how many there are.
+    fn rank(&self) -> u32;
+    fn size(&self) -> u32;
+    /// Start barrier: every rank's readiness in, one decision out.
+    fn start(&self, ready: Ready) -> io::Result<Go>;
+    /// End of a measurement: rank 0 gets every rank's records (merged, see `merge`); the
+    /// other ranks get none. `failed` says this rank's measurement failed or was cut off.
+    fn finish(
+        &self,
+        records: Vec<Record>,
+        span: Span,
+        failed: Ready,
+    ) -> io::Result<(Vec<Record>, Go)>;
+}
+
+/// One process, no coordination: the records pass through unchanged.
+pub struct Solo;
+
+impl Ranks for Solo {
+    fn rank(&self) -> u32 {
+        0
+    }
+    fn size(&self) -> u32 {
+        1
+    }
+    fn start(&self, ready: Ready) -> io::Result<Go> {
+        Ok(match ready {
+            Ready::Yes => Go::On,
+            Ready::No(why) => Go::Stop(why),
+            Ready::Interrupted => Go::Interrupted,
+        })
+    }
+    fn finish(
+        &self,
+        records: Vec<Record>,
+        _span: Span,
+        failed: Ready,
+    ) -> io::Result<(Vec<Record>, Go)> {
+        let go = self.start(failed)?;
+        Ok((records, go))
+    }
+}
+
+/// One rank's part of a measurement, as rank 0 receives it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RankPart {
+    pub rank: u32,
+    pub host: String,
+    pub records: Vec<Record>,
+    pub span: Span,
+}
+
+/// Rank 0's records of one measurement over every rank: each rank's workers become
+/// `worker` records numbered across ranks (rank r's worker w is r x threads + w), tagged
+/// with rank and host, and one `aggregate` covers them all: children-see is the sum of
+/// every worker's throughput, parent-sees the bytes over the time from the first rank's
+/// start to the last rank's end. A failed or unverified rank record is kept as it is.
+pub fn merge(parts: Vec<RankPart>) -> Vec<Record> {
+    let mut out = Vec::new();
+    let mut workers: Vec<Record> = Vec::new();
+    let mut per_rank_threads = 1;
+    for part in &parts {
+        let mine: Vec<&Record> = part
+            .records
+            .iter()
+            .filter(|r| r.scope != Scope::Aggregate)
+            .collect();
+        per_rank_threads = per_rank_threads.max(mine.len() as u32);
+    }
+    let (mut first, mut last) = (f64::INFINITY, f64::NEG_INFINITY);
+    let mut template: Option<Record> = None;
+    for part in parts {
+        first = first.min(part.span.start_s);
+        last = last.max(part.span.end_s);
+        for mut r in part.records {
+            r.rank = Some(part.rank);
+            r.host = Some(part.host.clone());
+            if r.status == Status::Failed {
+                out.push(r);
+                continue;
+            }
+            if r.scope == Scope::Aggregate {
+                // The rank's own aggregate: the cross-rank one below replaces it.
+                continue;
+            }
+            let w = r.worker.unwrap_or(0);
+            r.worker = Some(part.rank * per_rank_threads + w);
+            r.scope = Scope::Worker;
+            if template.is_none() {
+                template = Some(r.clone());
+            }
+            workers.push(r);
+        }
+    }
+    let Some(mut agg) = template else {
+        return out;
+    };
+    let rates: Vec<f64> = workers.iter().map(|r| r.throughput_kib_s).collect();
+    let bytes: u64 = workers.iter().map(|r| r.bytes).sum();
+    let children: f64 = rates.iter().sum();
+    let span = (last - first).max(0.0);
+    agg.scope = Scope::Aggregate;
+    agg.worker = None;
+    agg.rank = None;
+    agg.host = None;
+    agg.threads = workers.len() as u32;
+    agg.bytes = bytes;
+    agg.seconds = span;
+    agg.throughput_kib_s = children;
+    agg.throughput = Some(ThroughputSummary {
+        children_see_kib_s: children,
+        parent_sees_kib_s: if span > 0.0 {
+            bytes as f64 / 1024.0 / span
+        } else {
+            0.0
+        },
+        min_worker_kib_s: rates.iter().copied().fold(f64::INFINITY, f64::min),
+        max_worker_kib_s: rates.iter().copied().fold(0.0, f64::max),
+        avg_worker_kib_s: children / rates.len().max(1) as f64,
+        min_xfer_bytes: workers.iter().map(|r| r.bytes).min().unwrap_or(0),
+    });
+    agg.stonewalled = workers.iter().any(|r| r.stonewalled);
+    agg.cpu_user_s = workers.iter().map(|r| r.cpu_user_s).sum();
+    agg.cpu_sys_s = workers.iter().map(|r| r.cpu_sys_s).sum();
+    agg.cpu_total_s = workers.iter().map(|r| r.cpu_total_s).sum();
+    agg.cpu_util_pct = crate::cpu::util_pct(agg.cpu_total_s, span);
+    if let Some(bad) = workers.iter().find(|r| r.status == Status::VerifyFailed) {
+        agg.status = Status::VerifyFailed;
+        agg.mismatch_file = bad.mismatch_file.clone();
+        agg.mismatch_offset = bad.mismatch_offset;
+    }
+    for r in &mut workers {
+        r.threads = agg.threads;
+    }
+    out.extend(workers);
+    out.push(agg);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn single(bytes: u64, seconds: f64) -> Record {
+        Record {
+            op: "write".into(),
+            scope: Scope::Single,
+            threads: 1,
+            bytes,
+            seconds,
+            throughput_kib_s: bytes as f64 / 1024.0 / seconds,
+            ..Record::default()
+        }
+    }
+
+    #[test]
+    fn the_aggregate_is_the_sum_of_the_ranks() {
+        let parts = (0..3)
+            .map(|rank| RankPart {
+                rank,
+                host: format!("h{rank}"),
+                records: vec![single(1 << 20, 0.5 + f64::from(rank) * 0.25)],
+                span: Span {
+                    start_s: 0.001 * f64::from(rank),
+                    end_s: 0.5 + f64::from(rank) * 0.25,
+                },
+            })
+            .collect();
+        let out = merge(parts);
+        assert_eq!(out.len(), 4);
+        let agg = out.last().unwrap();
+        assert_eq!(agg.scope, Scope::Aggregate);
+        assert_eq!(agg.threads, 3);
+        let sum: f64 = out[..3].iter().map(|r| r.throughput_kib_s).sum();
+        assert!((agg.throughput_kib_s - sum).abs() < 1e-9);
+        // parent-sees: 3 MiB from the first start (0 s) to the last end (1 s).
+        let t = agg.throughput.as_ref().unwrap();
+        assert!(
+            (t.parent_sees_kib_s - 3072.0).abs() < 1e-6,
+            "{}",
+            t.parent_sees_kib_s
+        );
+        assert_eq!(out[2].rank, Some(2));
+        assert_eq!(out[2].host.as_deref(), Some("h2"));
+        assert_eq!(out[2].worker, Some(2));
+    }
+
+    #[test]
+    fn solo_passes_records_and_decisions_through() {
+        let (recs, go) = Solo
+            .finish(vec![single(1, 1.0)], Span::default(), Ready::Yes)
+            .unwrap();
+        assert_eq!((recs.len(), go), (1, Go::On));
+        assert_eq!(
+            Solo.start(Ready::No("x".into())).unwrap(),
+            Go::Stop("x".into())
+        );
+    }
+}

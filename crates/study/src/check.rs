@@ -1,0 +1,977 @@
+//! Verdicts: each claim of a study tested against this run's records, never against a
+//! figure written in the study file. A verdict is `agrees` or `disagrees` only when the
+//! test is significant (5%) in one direction; otherwise `inconclusive`, and `not tested`
+//! (with the reason) when the run has no records the claim can be tested on. Figures
+//! without a claim are `measured`. The rules are in docs/studies.md. Not: rendering.
+
+use crate::spec::{Axis, Check, Metric, Shape};
+use serde::Serialize;
+use sharebench_core::record::{Record, Scope, Status};
+use sharebench_core::size::{parse_size, BareUnit};
+use sharebench_report::analysis::{Analysis, CellKey, CellStats};
+use sharebench_report::classes::SizeClass;
+use sharebench_report::compare::{self, Comparison, ALPHA};
+use sharebench_report::format;
+use sharebench_report::stats;
+use std::collections::BTreeMap;
+
+/// What a run says of one claim.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    Agrees,
+    Disagrees,
+    Inconclusive,
+    NotTested,
+    /// A figure without a claim.
+    Measured,
+}
+
+impl Verdict {
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Agrees => "agrees",
+            Verdict::Disagrees => "disagrees",
+            Verdict::Inconclusive => "inconclusive",
+            Verdict::NotTested => "not tested",
+            Verdict::Measured => "measured",
+        }
+    }
+}
+
+/// A verdict and the numbers behind it, as one sentence.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Outcome {
+    pub verdict: Verdict,
+    pub found: String,
+}
+
+fn not_tested(why: impl Into<String>) -> Outcome {
+    Outcome {
+        verdict: Verdict::NotTested,
+        found: why.into(),
+    }
+}
+
+/// One step's records and their analysis (absent when the step has no records).
+pub struct StepData {
+    pub records: Vec<Record>,
+    pub analysis: Option<Analysis>,
+}
+
+/// A number measured by a lab action.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+pub struct Measurement {
+    pub step: String,
+    pub name: String,
+    pub value: f64,
+    pub unit: String,
+    #[serde(default)]
+    pub note: String,
+}
+
+/// Where a check finds its data.
+pub trait Evidence {
+    fn step(&self, id: &str) -> Option<&StepData>;
+    fn measurements(&self) -> &[Measurement];
+}
+
+/// Tests `check`. `is_claim` is false for a figure without a claim: its verdict is then
+/// `measured` (or `not tested`), whatever the numbers say.
+pub fn evaluate(check: &Check, ev: &dyn Evidence, is_claim: bool) -> Outcome {
+    let out = match check {
+        Check::Measured { step, names } => measured(ev, step, names),
+        Check::NotInLab { why } => not_tested(why.clone()),
+        _ => {
+            let Some(data) = ev.step(check.step()) else {
+                return not_tested(format!(
+                    "step '{}' has no records in this run",
+                    check.step()
+                ));
+            };
+            match check {
+                Check::Faster {
+                    a,
+                    b,
+                    ops,
+                    threads: Some(t),
+                    ..
+                } => faster_threads(data, a, b, ops, *t),
+                Check::Faster {
+                    a, b, ops, class, ..
+                } => faster(data, a, b, ops, class.as_deref()),
+                Check::Steadier {
+                    a, b, ops, class, ..
+                } => steadier(data, a, b, ops, class.as_deref()),
+                Check::FewerDips {
+                    a, b, ops, class, ..
+                } => fewer_dips(data, a, b, ops, class.as_deref()),
+                Check::CpuAbove {
+                    targets,
+                    ops,
+                    pct,
+                    min_file,
+                    server,
+                    ..
+                } => cpu_above(data, targets, ops, *pct, min_file.as_deref(), *server),
+                Check::CpuSimilar {
+                    a,
+                    b,
+                    ops,
+                    tolerance_pct,
+                    ..
+                } => cpu_similar(data, a, b, ops, *tolerance_pct),
+                Check::Better {
+                    step,
+                    a,
+                    b,
+                    op,
+                    op_b,
+                    metric,
+                } => better(
+                    ev,
+                    step,
+                    (a, op),
+                    (b, op_b.as_deref().unwrap_or(op)),
+                    *metric,
+                ),
+                Check::Curve {
+                    target,
+                    op,
+                    axis,
+                    metric,
+                    shape,
+                    ..
+                } => curve(data, target, op, *axis, *metric, *shape),
+                Check::Ranking {
+                    step,
+                    order,
+                    op,
+                    metric,
+                } => ranking(ev, step, order, op, *metric),
+                Check::Measured { .. } | Check::NotInLab { .. } => {
+                    unreachable!("handled above")
+                }
+            }
+        }
+    };
+    if !is_claim && out.verdict != Verdict::NotTested {
+        return Outcome {
+            verdict: Verdict::Measured,
+            found: out.found,
+        };
+    }
+    out
+}
+
+fn class_of(name: &str) -> Option<SizeClass> {
+    SizeClass::ALL.into_iter().find(|c| {
+        c.name() == name || c.name().replace(' ', "-") == name || c.name().replace(' ', "") == name
+    })
+}
+
+/// Cells of `label` and `op` in the class (all cells without one).
+fn cells<'a>(
+    a: &'a Analysis,
+    label: &str,
+    op: &str,
+    class: Option<&str>,
+) -> BTreeMap<CellKey, &'a CellStats> {
+    let want = class.and_then(class_of);
+    a.ops
+        .iter()
+        .filter(|o| o.op == op)
+        .filter_map(|o| o.cells.get(label))
+        .flat_map(|m| m.iter())
+        .filter(|(k, _)| want.is_none_or(|c| SizeClass::of(k.0) == c))
+        .map(|(k, v)| (*k, v))
+        .collect()
+}
+
+fn scope_note(class: Option<&str>) -> String {
+    class.map(|c| format!(" ({c} files)")).unwrap_or_default()
+}
+
+fn faster(data: &StepData, a: &str, b: &str, ops: &[String], class: Option<&str>) -> Outcome {
+    let Some(an) = &data.analysis else {
+        return not_tested("no matrix records");
+    };
+    if let Some(c) = class {
+        if class_of(c).is_none() {
+            return not_tested(format!("unknown size class '{c}'"));
+        }
+    }
+    let mut all: Vec<Comparison> = Vec::new();
+    for op in ops {
+        let ca: BTreeMap<CellKey, CellStats> = cells(an, a, op, class)
+            .into_iter()
+            .map(|(k, v)| (k, v.clone()))
+            .collect();
+        let cb: BTreeMap<CellKey, CellStats> = cells(an, b, op, class)
+            .into_iter()
+            .map(|(k, v)| (k, v.clone()))
+            .collect();
+        all.extend(compare::compare_cells(&ca, &cb).into_values());
+    }
+    let o = compare::overall(all.iter());
+    if o.cells == 0 {
+        return not_tested(format!(
+            "no cells of {} that both {a} and {b} have{}",
+            ops.join("/"),
+            scope_note(class)
+        ));
+    }
+    let verdict = if !o.significant() {
+        Verdict::Inconclusive
+    } else if o.geo_ratio > 1.0 {
+        Verdict::Agrees
+    } else {
+        Verdict::Disagrees
+    };
+    Outcome {
+        verdict,
+        found: format!(
+            "{a} vs {b}: {} (geometric mean of per-cell ratios) over {} cells of {}{}, signed-rank {}; {} cells significantly faster, {} slower, {} testable",
+            format::change(o.geo_ratio),
+            o.cells,
+            ops.join("/"),
+            scope_note(class),
+            format::p(o.p),
+            o.faster,
+            o.slower,
+            o.testable
+        ),
+    }
+}
+
+fn faster_threads(data: &StepData, a: &str, b: &str, ops: &[String], threads: u32) -> Outcome {
+    let Some(an) = &data.analysis else {
+        return not_tested("no throughput-mode records");
+    };
+    let row = |label: &str, op: &str| {
+        an.throughput
+            .iter()
+            .find(|r| r.label == label && r.op == op && r.threads == threads)
+    };
+    let (mut favour, mut against, mut parts) = (0, 0, Vec::new());
+    for op in ops {
+        let (Some(ra), Some(rb)) = (row(a, op), row(b, op)) else {
+            parts.push(format!("{op}: not measured with {threads} workers on both"));
+            continue;
+        };
+        let ratio = ra.children.median / rb.children.median;
+        let p = stats::welch_log_p(&ra.children.values, &rb.children.values);
+        let sig = p.is_some_and(|p| p < ALPHA);
+        if sig && ratio > 1.0 {
+            favour += 1;
+        } else if sig {
+            against += 1;
+        }
+        parts.push(format!(
+            "{op} {} ({} vs {}, Welch {})",
+            format::change(ratio),
+            format::rate(ra.children.median),
+            format::rate(rb.children.median),
+            format::p(p)
+        ));
+    }
+    if favour + against == 0 && parts.iter().all(|p| p.contains("not measured")) {
+        return not_tested(parts.join("; "));
+    }
+    let verdict = if against > 0 {
+        Verdict::Disagrees
+    } else if favour == ops.len() {
+        Verdict::Agrees
+    } else {
+        Verdict::Inconclusive
+    };
+    Outcome {
+        verdict,
+        found: format!(
+            "{a} vs {b}, {threads} workers, children-see throughput: {}",
+            parts.join("; ")
+        ),
+    }
+}
+
+fn steadier(data: &StepData, a: &str, b: &str, ops: &[String], class: Option<&str>) -> Outcome {
+    let Some(an) = &data.analysis else {
+        return not_tested("no matrix records");
+    };
+    let mut diffs = Vec::new();
+    let (mut cva, mut cvb) = (Vec::new(), Vec::new());
+    for op in ops {
+        let ca = cells(an, a, op, class);
+        let cb = cells(an, b, op, class);
+        for (k, sa) in &ca {
+            if let (Some(x), Some(y)) = (sa.cv, cb.get(k).and_then(|s| s.cv)) {
+                cva.push(x);
+                cvb.push(y);
+                diffs.push(y - x);
+            }
+        }
+    }
+    if diffs.is_empty() {
+        return not_tested(format!(
+            "no cells with 2+ repetitions on both {a} and {b}{}",
+            scope_note(class)
+        ));
+    }
+    let p = stats::signed_rank_p(&diffs);
+    let d = stats::median(&diffs);
+    let verdict = match p {
+        Some(p) if p < ALPHA && d > 0.0 => Verdict::Agrees,
+        Some(p) if p < ALPHA && d < 0.0 => Verdict::Disagrees,
+        _ => Verdict::Inconclusive,
+    };
+    Outcome {
+        verdict,
+        found: format!(
+            "run-to-run CV over {} cells of {}{}: {a} median {:.1}%, {b} median {:.1}% (signed-rank {})",
+            diffs.len(),
+            ops.join("/"),
+            scope_note(class),
+            stats::median(&cva),
+            stats::median(&cvb),
+            format::p(p)
+        ),
+    }
+}
+
+/// A dip is a cell whose median is below 70% of both neighbours along the record sizes
+/// of its file size. Returns (dips, cells that have two neighbours).
+pub fn count_dips(cells: &BTreeMap<CellKey, &CellStats>) -> (usize, usize) {
+    let mut by_file: BTreeMap<u64, Vec<(u64, f64)>> = BTreeMap::new();
+    for (k, s) in cells {
+        by_file.entry(k.0).or_default().push((k.1, s.median));
+    }
+    let (mut dips, mut inner) = (0, 0);
+    for row in by_file.values_mut() {
+        row.sort_by_key(|r| r.0);
+        for w in row.windows(3) {
+            inner += 1;
+            if w[1].1 < 0.7 * w[0].1 && w[1].1 < 0.7 * w[2].1 {
+                dips += 1;
+            }
+        }
+    }
+    (dips, inner)
+}
+
+fn fewer_dips(data: &StepData, a: &str, b: &str, ops: &[String], class: Option<&str>) -> Outcome {
+    let Some(an) = &data.analysis else {
+        return not_tested("no matrix records");
+    };
+    let (mut da, mut db, mut ia, mut ib) = (0, 0, 0, 0);
+    for op in ops {
+        let (x, i) = count_dips(&cells(an, a, op, class));
+        let (y, j) = count_dips(&cells(an, b, op, class));
+        (da, ia, db, ib) = (da + x, ia + i, db + y, ib + j);
+    }
+    if ia == 0 || ib == 0 {
+        return not_tested("too few record sizes per file size to find dips (3 needed)");
+    }
+    let verdict = if db >= 2 * da.max(1) {
+        Verdict::Agrees
+    } else if da >= db {
+        Verdict::Disagrees
+    } else {
+        Verdict::Inconclusive
+    };
+    Outcome {
+        verdict,
+        found: format!(
+            "dips (a cell below 70% of both record-size neighbours) in {}{}: {a} {da} of {ia} cells, {b} {db} of {ib}",
+            ops.join("/"),
+            scope_note(class)
+        ),
+    }
+}
+
+fn cpu_above(
+    data: &StepData,
+    targets: &[String],
+    ops: &[String],
+    pct: f64,
+    min_file: Option<&str>,
+    server: bool,
+) -> Outcome {
+    let Some(an) = &data.analysis else {
+        return not_tested("no matrix records");
+    };
+    let min = match min_file.map(|t| parse_size(t, BareUnit::Bytes)) {
+        None => 0,
+        Some(Ok(v)) => v,
+        Some(Err(e)) => return not_tested(format!("min_file: {e}")),
+    };
+    let side = if server { "server" } else { "client" };
+    let mut parts = Vec::new();
+    let mut all_above = true;
+    for t in targets {
+        let v: Vec<f64> = ops
+            .iter()
+            .flat_map(|op| cells(an, t, op, None))
+            .filter(|(k, _)| k.0 >= min)
+            .filter_map(|(_, s)| if server { s.server_cpu_pct } else { s.cpu_pct })
+            .collect();
+        if v.is_empty() {
+            return not_tested(format!(
+                "no {side} CPU recorded for {t} on files of at least {}",
+                format::size(min)
+            ));
+        }
+        let m = stats::median(&v);
+        all_above &= m >= pct;
+        parts.push(format!("{t} {m:.0}% ({} cells)", v.len()));
+    }
+    Outcome {
+        verdict: if all_above {
+            Verdict::Agrees
+        } else {
+            Verdict::Disagrees
+        },
+        found: format!(
+            "median {side} CPU of {}{} (threshold {pct:.0}% of one core): {}",
+            ops.join("/"),
+            if min > 0 {
+                format!(" on files of at least {}", format::size(min))
+            } else {
+                String::new()
+            },
+            parts.join(", ")
+        ),
+    }
+}
+
+fn cpu_similar(data: &StepData, a: &str, b: &str, ops: &[String], tol: f64) -> Outcome {
+    let Some(an) = &data.analysis else {
+        return not_tested("no matrix records");
+    };
+    let mut logs = Vec::new();
+    for op in ops {
+        let cb = cells(an, b, op, None);
+        for (k, sa) in cells(an, a, op, None) {
+            if let (Some(x), Some(y)) = (sa.cpu_pct, cb.get(&k).and_then(|s| s.cpu_pct)) {
+                if x > 0.0 && y > 0.0 {
+                    logs.push((x / y).ln());
+                }
+            }
+        }
+    }
+    if logs.is_empty() {
+        return not_tested(format!("no cells with CPU recorded on both {a} and {b}"));
+    }
+    let geo = stats::mean(&logs).exp();
+    let p = stats::signed_rank_p(&logs);
+    let within = (geo - 1.0).abs() * 100.0 <= tol;
+    let verdict = if within {
+        Verdict::Agrees
+    } else if p.is_some_and(|p| p < ALPHA) {
+        Verdict::Disagrees
+    } else {
+        Verdict::Inconclusive
+    };
+    Outcome {
+        verdict,
+        found: format!(
+            "client CPU of {a} vs {b} over {} cells of {}: {} (geometric mean of per-cell ratios; similar means within ±{tol:.0}%), signed-rank {}",
+            logs.len(),
+            ops.join("/"),
+            format::change(geo),
+            format::p(p)
+        ),
+    }
+}
+
+/// `TARGET@STEP` names another step's target; anything else is `default`'s.
+fn reference<'a>(ev: &dyn Evidence, default: &'a str, name: &'a str) -> (&'a str, &'a str) {
+    if let Some((t, s)) = name.rsplit_once('@') {
+        if ev.step(s).is_some() {
+            return (s, t);
+        }
+    }
+    (default, name)
+}
+
+fn metric_of(r: &Record, m: Metric) -> Option<f64> {
+    match m {
+        Metric::Seconds => Some(r.seconds),
+        Metric::Rate => r.figures.ops_per_s,
+        Metric::Throughput => Some(r.throughput_kib_s),
+        Metric::Extents => r.figures.extents_per_file,
+        Metric::ServerCpu => r.server_cpu_s,
+        Metric::ClientCpu => Some(r.cpu_total_s),
+    }
+    .filter(|v| v.is_finite() && *v > 0.0)
+}
+
+/// Values of `metric` over the `ok` single or aggregate records of `name`'s `op`.
+fn metric_values(ev: &dyn Evidence, step: &str, name: &str, op: &str, m: Metric) -> Vec<f64> {
+    let (step, target) = reference(ev, step, name);
+    ev.step(step)
+        .map(|d| {
+            d.records
+                .iter()
+                .filter(|r| r.target == target && r.op == op && r.status == Status::Ok)
+                .filter(|r| r.scope != Scope::Worker)
+                .filter_map(|r| metric_of(r, m))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn show(m: Metric, v: f64) -> String {
+    match m {
+        Metric::Seconds => format!("{} s", format::sig3(v)),
+        Metric::Rate => format!("{}/s", format::sig3(v)),
+        Metric::Throughput => format::rate(v),
+        Metric::Extents => format::sig3(v),
+        Metric::ServerCpu | Metric::ClientCpu => format!("{} CPU-s", format::sig3(v)),
+    }
+}
+
+fn better(
+    ev: &dyn Evidence,
+    step: &str,
+    (a, op_a): (&str, &str),
+    (b, op_b): (&str, &str),
+    m: Metric,
+) -> Outcome {
+    let va = metric_values(ev, step, a, op_a, m);
+    let vb = metric_values(ev, step, b, op_b, m);
+    if va.is_empty() || vb.is_empty() {
+        return not_tested(format!(
+            "no records with a {} for both {a} {op_a} and {b} {op_b}",
+            m.name()
+        ));
+    }
+    let (a, b, op) = if op_a == op_b {
+        (a.to_string(), b.to_string(), op_a.to_string())
+    } else {
+        (format!("{a} {op_a}"), format!("{b} {op_b}"), String::new())
+    };
+    let (ma, mb) = (stats::median(&va), stats::median(&vb));
+    let p = stats::welch_log_p(&va, &vb);
+    let a_better = if m.lower_is_better() {
+        ma < mb
+    } else {
+        ma > mb
+    };
+    let verdict = match p {
+        Some(p) if p < ALPHA && a_better => Verdict::Agrees,
+        Some(p) if p < ALPHA => Verdict::Disagrees,
+        _ => Verdict::Inconclusive,
+    };
+    Outcome {
+        verdict,
+        found: format!(
+            "{op}{}{}: {a} {} vs {b} {} (medians of {} and {} values, ratio {:.2}, Welch {})",
+            if op.is_empty() { "" } else { " " },
+            m.name(),
+            show(m, ma),
+            show(m, mb),
+            va.len(),
+            vb.len(),
+            ma / mb,
+            format::p(p)
+        ),
+    }
+}
+
+fn ranking(ev: &dyn Evidence, step: &str, order: &[String], op: &str, m: Metric) -> Outcome {
+    let mut measured: Vec<(String, Vec<f64>, f64)> = Vec::new();
+    let mut missing = Vec::new();
+    for t in order {
+        let v = metric_values(ev, step, t, op, m);
+        if v.is_empty() {
+            missing.push(t.clone());
+        } else {
+            let med = stats::median(&v);
+            measured.push((t.clone(), v, med));
+        }
+    }
+    if measured.len() < 2 {
+        return not_tested(format!(
+            "'{op}' measured on fewer than two of the ranked targets"
+        ));
+    }
+    let expected: Vec<&String> = order.iter().filter(|t| !missing.contains(t)).collect();
+    let mut by_metric = measured.clone();
+    by_metric.sort_by(|x, y| {
+        if m.lower_is_better() {
+            x.2.total_cmp(&y.2)
+        } else {
+            y.2.total_cmp(&x.2)
+        }
+    });
+    let pos = |t: &String| expected.iter().position(|e| *e == t).unwrap_or(0);
+    // Pairs the run orders against the seed: any clearly separated one disagrees.
+    let mut clear_inversion = false;
+    let mut inversions = 0;
+    for i in 0..by_metric.len() {
+        for j in i + 1..by_metric.len() {
+            if pos(&by_metric[i].0) > pos(&by_metric[j].0) {
+                inversions += 1;
+                if stats::welch_log_p(&by_metric[i].1, &by_metric[j].1).is_some_and(|p| p < ALPHA) {
+                    clear_inversion = true;
+                }
+            }
+        }
+    }
+    let verdict = if inversions == 0 {
+        Verdict::Agrees
+    } else if clear_inversion {
+        Verdict::Disagrees
+    } else {
+        Verdict::Inconclusive
+    };
+    let list = by_metric
+        .iter()
+        .map(|(t, _, med)| format!("{t} {}", show(m, *med)))
+        .collect::<Vec<_>>()
+        .join(" < ");
+    let mut found = format!(
+        "{op} {} best first: {} ({inversions} pair(s) ordered against the seed{})",
+        m.name(),
+        list.replace(" < ", ", "),
+        if inversions > 0 && !clear_inversion {
+            ", none significantly"
+        } else {
+            ""
+        }
+    );
+    if !missing.is_empty() {
+        found.push_str(&format!("; not measured: {}", missing.join(", ")));
+    }
+    Outcome { verdict, found }
+}
+
+fn curve(data: &StepData, target: &str, op: &str, axis: Axis, m: Metric, shape: Shape) -> Outcome {
+    let mut by_x: BTreeMap<u64, Vec<f64>> = BTreeMap::new();
+    for r in data
+        .records
+        .iter()
+        .filter(|r| r.target == target && r.op == op && r.status == Status::Ok)
+        .filter(|r| r.scope != Scope::Worker)
+    {
+        let x = match axis {
+            Axis::Count => r.figures.files,
+            Axis::FileSize => Some(r.file_size),
+        };
+        if let (Some(x), Some(v)) = (x, metric_of(r, m)) {
+            by_x.entry(x).or_default().push(v);
+        }
+    }
+    if by_x.len() < 3 {
+        return not_tested(format!(
+            "{target} {op}: {} point(s) along the axis; a shape needs 3",
+            by_x.len()
+        ));
+    }
+    let xs: Vec<u64> = by_x.keys().copied().collect();
+    let v: Vec<f64> = by_x.values().map(|v| stats::median(v)).collect();
+    let n = v.len();
+    let (peak, top) = v
+        .iter()
+        .copied()
+        .enumerate()
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .expect("3 points");
+    let low = v.iter().copied().fold(f64::INFINITY, f64::min);
+    let verdict = match shape {
+        Shape::RiseThenFall => {
+            if peak > 0 && peak < n - 1 && v[0] < 0.9 * top && v[n - 1] < 0.9 * top {
+                Verdict::Agrees
+            } else if v.windows(2).all(|w| w[1] >= 0.9 * w[0])
+                || v.windows(2).all(|w| w[1] <= 1.1 * w[0])
+            {
+                Verdict::Disagrees
+            } else {
+                Verdict::Inconclusive
+            }
+        }
+        Shape::Falls => {
+            if v[n - 1] < 0.9 * v[0] && v[0] >= 0.9 * top {
+                Verdict::Agrees
+            } else if v[n - 1] >= v[0] {
+                Verdict::Disagrees
+            } else {
+                Verdict::Inconclusive
+            }
+        }
+        Shape::Flat => {
+            if top <= 1.25 * low {
+                Verdict::Agrees
+            } else if top > 1.5 * low {
+                Verdict::Disagrees
+            } else {
+                Verdict::Inconclusive
+            }
+        }
+        Shape::Cliff => {
+            if v.windows(2).any(|w| w[1] < 0.5 * w[0]) {
+                Verdict::Agrees
+            } else if v.windows(2).all(|w| w[1] >= 0.8 * w[0]) {
+                Verdict::Disagrees
+            } else {
+                Verdict::Inconclusive
+            }
+        }
+    };
+    let series = xs
+        .iter()
+        .zip(&v)
+        .map(|(x, y)| {
+            let x = match axis {
+                Axis::Count => x.to_string(),
+                Axis::FileSize => format::size(*x),
+            };
+            format!("{x}: {}", show(m, *y))
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    Outcome {
+        verdict,
+        found: format!("{target} {op} {} (medians): {series}", m.name()),
+    }
+}
+
+fn measured(ev: &dyn Evidence, step: &str, names: &[String]) -> Outcome {
+    let mut parts = Vec::new();
+    for n in names {
+        match ev
+            .measurements()
+            .iter()
+            .find(|m| m.step == step && &m.name == n)
+        {
+            Some(m) => {
+                let value = if m.value.fract() == 0.0 && m.value.abs() < 1e15 {
+                    format!("{}", m.value as i64)
+                } else {
+                    format::sig3(m.value)
+                };
+                let mut p = format!("{} = {value}", m.name);
+                if !m.unit.is_empty() {
+                    p.push(' ');
+                    p.push_str(&m.unit);
+                }
+                if !m.note.is_empty() {
+                    p.push_str(&format!(" ({})", m.note));
+                }
+                parts.push(p);
+            }
+            None => parts.push(format!("{n}: not measured")),
+        }
+    }
+    if parts.iter().all(|p| p.ends_with("not measured")) {
+        return not_tested(parts.join("; "));
+    }
+    Outcome {
+        verdict: Verdict::Measured,
+        found: parts.join("; "),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cell(median: f64) -> CellStats {
+        CellStats {
+            values: vec![median],
+            median,
+            mean: median,
+            min: median,
+            max: median,
+            cv: None,
+            ci: None,
+            seconds: 1.0,
+            cpu_pct: None,
+            server_cpu_pct: None,
+            mib_per_cpu_s: None,
+            outliers: Vec::new(),
+        }
+    }
+
+    /// Records of a small matrix: `a` writes at `base_a` KiB/s with a 1% wobble per
+    /// repetition, `b` at `base_b` with `wobble_b`.
+    fn matrix(base_a: f64, base_b: f64, wobble_b: f64) -> StepData {
+        let mut records = Vec::new();
+        for (target, base, wobble) in [("a", base_a, 0.01), ("b", base_b, wobble_b)] {
+            for file in [64u64 << 10, 256 << 10, 1 << 20, 4 << 20] {
+                for rec in [4u64 << 10, 16 << 10, 64 << 10] {
+                    for rep in 0..3u32 {
+                        let f = 1.0 + wobble * [0.0, 1.0, -1.0][rep as usize];
+                        records.push(Record {
+                            target: target.into(),
+                            workload: "iozone".into(),
+                            op: "write".into(),
+                            file_size: file,
+                            record_size: rec,
+                            threads: 1,
+                            rep,
+                            bytes: file,
+                            seconds: 1.0,
+                            throughput_kib_s: base * f * (1.0 + (rec >> 12) as f64 / 100.0),
+                            cpu_util_pct: 50.0,
+                            cpu_total_s: 0.5,
+                            status: Status::Ok,
+                            ..Record::default()
+                        });
+                    }
+                }
+            }
+        }
+        let mut loaded = sharebench_report::load::Loaded::default();
+        for t in ["a", "b"] {
+            loaded.datasets.push(sharebench_report::load::Dataset {
+                label: t.into(),
+                source: "x".into(),
+                kind: sharebench_report::load::Kind::Sharebench,
+                target: t.into(),
+                manifest: None,
+                records: records.iter().filter(|r| r.target == t).cloned().collect(),
+            });
+        }
+        let analysis = sharebench_report::analysis::analyse(loaded, None).ok();
+        StepData { records, analysis }
+    }
+
+    struct One(StepData, Vec<Measurement>);
+    impl Evidence for One {
+        fn step(&self, id: &str) -> Option<&StepData> {
+            (id == "m").then_some(&self.0)
+        }
+        fn measurements(&self) -> &[Measurement] {
+            &self.1
+        }
+    }
+
+    fn faster(a: &str, b: &str, class: Option<&str>) -> Check {
+        Check::Faster {
+            step: "m".into(),
+            a: a.into(),
+            b: b.into(),
+            ops: vec!["write".into()],
+            class: class.map(String::from),
+            threads: None,
+        }
+    }
+
+    #[test]
+    fn faster_agrees_disagrees_or_is_inconclusive_from_the_records() {
+        let ev = One(matrix(2000.0, 1000.0, 0.01), Vec::new());
+        let agrees = evaluate(&faster("a", "b", None), &ev, true);
+        assert_eq!(agrees.verdict, Verdict::Agrees, "{}", agrees.found);
+        assert!(agrees.found.contains("+100%"), "{}", agrees.found);
+        assert_eq!(
+            evaluate(&faster("b", "a", Some("small")), &ev, true).verdict,
+            Verdict::Disagrees
+        );
+        // No figure of the study decides: the same check without a claim is "measured".
+        assert_eq!(
+            evaluate(&faster("a", "b", None), &ev, false).verdict,
+            Verdict::Measured
+        );
+        let none = evaluate(&faster("a", "b", Some("large")), &ev, true);
+        assert_eq!(none.verdict, Verdict::NotTested, "{}", none.found);
+        let even = One(matrix(1000.0, 1000.0, 0.01), Vec::new());
+        assert_eq!(
+            evaluate(&faster("a", "b", None), &even, true).verdict,
+            Verdict::Inconclusive
+        );
+    }
+
+    #[test]
+    fn steadier_compares_run_to_run_variation() {
+        let ev = One(matrix(1000.0, 1000.0, 0.2), Vec::new());
+        let check = |a: &str, b: &str| Check::Steadier {
+            step: "m".into(),
+            a: a.into(),
+            b: b.into(),
+            ops: vec!["write".into()],
+            class: None,
+        };
+        let o = evaluate(&check("a", "b"), &ev, true);
+        assert_eq!(o.verdict, Verdict::Agrees, "{}", o.found);
+        assert_eq!(
+            evaluate(&check("b", "a"), &ev, true).verdict,
+            Verdict::Disagrees
+        );
+    }
+
+    #[test]
+    fn better_reads_workload_metrics_and_other_operations() {
+        let ev = One(matrix(1000.0, 2000.0, 0.01), Vec::new());
+        let check = Check::Better {
+            step: "m".into(),
+            a: "b".into(),
+            b: "a".into(),
+            op: "write".into(),
+            op_b: None,
+            metric: Metric::Throughput,
+        };
+        assert_eq!(evaluate(&check, &ev, true).verdict, Verdict::Agrees);
+        let missing = Check::Better {
+            step: "m".into(),
+            a: "a".into(),
+            b: "a".into(),
+            op: "write".into(),
+            op_b: Some("read".into()),
+            metric: Metric::Throughput,
+        };
+        assert_eq!(evaluate(&missing, &ev, true).verdict, Verdict::NotTested);
+    }
+
+    #[test]
+    fn measured_figures_and_untestable_claims_say_so() {
+        let m = Measurement {
+            step: "t".into(),
+            name: "rsync-delta".into(),
+            value: 1.5,
+            unit: "MiB".into(),
+            note: String::new(),
+        };
+        let ev = One(matrix(1.0, 1.0, 0.0), vec![m]);
+        let o = evaluate(
+            &Check::Measured {
+                step: "t".into(),
+                names: vec!["rsync-delta".into(), "gluster-heal".into()],
+            },
+            &ev,
+            false,
+        );
+        assert_eq!(o.verdict, Verdict::Measured);
+        assert!(o.found.contains("rsync-delta = 1.50 MiB"), "{}", o.found);
+        assert!(
+            o.found.contains("gluster-heal: not measured"),
+            "{}",
+            o.found
+        );
+        let o = evaluate(
+            &Check::NotInLab {
+                why: "no Windows".into(),
+            },
+            &ev,
+            true,
+        );
+        assert_eq!(
+            (o.verdict, o.found.as_str()),
+            (Verdict::NotTested, "no Windows")
+        );
+    }
+
+    #[test]
+    fn a_dip_is_a_valley_deeper_than_thirty_percent() {
+        let stats: Vec<CellStats> = [100.0, 50.0, 100.0, 75.0, 100.0]
+            .iter()
+            .map(|&m| cell(m))
+            .collect();
+        let cells: BTreeMap<CellKey, &CellStats> = stats
+            .iter()
+            .enumerate()
+            .map(|(i, s)| ((1 << 20, 4096 << i), s))
+            .collect();
+        assert_eq!(count_dips(&cells), (1, 3));
+    }
+}

@@ -1,0 +1,290 @@
+//! sharebench-study: a seed's study as data, and what a run of it found. A study file
+//! (`studies/*.toml`, built into the binary) names the lab it needs, its scales, its steps
+//! (`sharebench run` lines and lab actions) and the seed's claims; a run leaves a study
+//! directory (its steps' result directories, `study.json`), and this crate turns that into
+//! verdicts and `report.html`. Not: running steps or the lab (the `study` command of the
+//! CLI does), nor the statistics (see `sharebench-report`).
+
+pub mod check;
+pub mod page;
+pub mod spec;
+pub mod state;
+
+pub use spec::Study;
+
+use check::{Evidence, Measurement, Outcome, StepData};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The studies shipped with sharebench, by file name and text.
+pub const BUILTIN: [(&str, &str); 5] = [
+    (
+        "dfs-nfs-vs-smb",
+        include_str!("../../../studies/dfs-nfs-vs-smb.toml"),
+    ),
+    (
+        "nfs-server-configs",
+        include_str!("../../../studies/nfs-server-configs.toml"),
+    ),
+    (
+        "media-prealloc",
+        include_str!("../../../studies/media-prealloc.toml"),
+    ),
+    (
+        "small-files",
+        include_str!("../../../studies/small-files.toml"),
+    ),
+    (
+        "nfs-connectathon",
+        include_str!("../../../studies/nfs-connectathon.toml"),
+    ),
+];
+
+/// Every shipped study, parsed.
+pub fn builtin() -> Vec<(Study, &'static str)> {
+    BUILTIN
+        .iter()
+        .map(|(name, text)| {
+            let s = Study::parse(text)
+                .unwrap_or_else(|e| panic!("shipped study {name} does not parse: {e}"));
+            (s, *text)
+        })
+        .collect()
+}
+
+/// A study by shipped name, or from a file path; returns it with its text.
+pub fn find(name_or_path: &str) -> Result<(Study, String), String> {
+    if let Some((_, text)) = BUILTIN.iter().find(|(n, _)| *n == name_or_path) {
+        let s = Study::parse(text).map_err(|e| format!("study {name_or_path}: {e}"))?;
+        return Ok((s, text.to_string()));
+    }
+    let path = Path::new(name_or_path);
+    if path.extension().is_some_and(|e| e == "toml") || path.is_file() {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("study file {}: {e}", path.display()))?;
+        let s = Study::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        return Ok((s, text));
+    }
+    Err(format!(
+        "unknown study '{name_or_path}' (shipped: {}; or give a .toml file)",
+        BUILTIN.map(|(n, _)| n).join(", ")
+    ))
+}
+
+/// A finished or partial study run, read back from its directory.
+pub struct RunEvidence {
+    pub dir: PathBuf,
+    pub study: Study,
+    pub state: state::RunState,
+    pub steps: BTreeMap<String, StepData>,
+    /// Problems met while loading (a step's results that cannot be read).
+    pub warnings: Vec<String>,
+}
+
+impl Evidence for RunEvidence {
+    fn step(&self, id: &str) -> Option<&StepData> {
+        self.steps.get(id)
+    }
+    fn measurements(&self) -> &[Measurement] {
+        &self.state.measurements
+    }
+}
+
+/// Whether `dir` is a study run's directory.
+pub fn is_study_dir(dir: &Path) -> bool {
+    dir.join(state::STUDY_MARKER).is_file() && dir.join(state::STUDY_FILE).is_file()
+}
+
+impl RunEvidence {
+    /// Reads a study directory: the study as it was run, its state, every step's records.
+    pub fn load(dir: &Path) -> Result<RunEvidence, String> {
+        if !is_study_dir(dir) {
+            return Err(format!(
+                "{}: not a sharebench study directory",
+                dir.display()
+            ));
+        }
+        let text = std::fs::read_to_string(dir.join(state::STUDY_FILE))
+            .map_err(|e| format!("{}: {e}", dir.display()))?;
+        let study =
+            Study::parse(&text).map_err(|e| format!("{}/study.toml: {e}", dir.display()))?;
+        let state = state::RunState::load(dir)?;
+        let mut steps = BTreeMap::new();
+        let mut warnings = Vec::new();
+        for step in &study.steps {
+            let sdir = state::step_dir(dir, &step.id);
+            let jsonl = sdir.join("results.jsonl");
+            if !jsonl.is_file() {
+                continue;
+            }
+            let records = match sharebench_core::record::read_jsonl(&jsonl) {
+                Ok(r) => r.records,
+                Err(e) => {
+                    warnings.push(format!("step {}: {e}", step.id));
+                    continue;
+                }
+            };
+            if records.is_empty() {
+                continue;
+            }
+            let analysis = sharebench_report::load::load_inputs(std::slice::from_ref(&sdir), &[])
+                .and_then(|l| sharebench_report::analysis::analyse(l, None))
+                .map_err(|e| warnings.push(format!("step {}: {e}", step.id)))
+                .ok();
+            steps.insert(step.id.clone(), StepData { records, analysis });
+        }
+        if study
+            .claims
+            .iter()
+            .any(|c| c.check.step() == spec::ALL_STEPS)
+        {
+            if let Some(all) = all_steps(&steps, &mut warnings) {
+                steps.insert(spec::ALL_STEPS.to_string(), all);
+            }
+        }
+        Ok(RunEvidence {
+            dir: dir.to_path_buf(),
+            study,
+            state,
+            steps,
+            warnings,
+        })
+    }
+
+    /// Every claim's outcome, in the study's order.
+    pub fn outcomes(&self) -> Vec<Outcome> {
+        self.study
+            .claims
+            .iter()
+            .map(|c| check::evaluate(&c.check, self, c.said.is_some()))
+            .collect()
+    }
+}
+
+/// Every step's records together, each target renamed `TARGET@STEP`.
+fn all_steps(steps: &BTreeMap<String, StepData>, warnings: &mut Vec<String>) -> Option<StepData> {
+    use sharebench_report::load::{Dataset, Kind, Loaded};
+    let mut loaded = Loaded::default();
+    let mut records = Vec::new();
+    for (id, data) in steps {
+        let mut targets: Vec<String> = data.records.iter().map(|r| r.target.clone()).collect();
+        targets.sort();
+        targets.dedup();
+        for t in targets {
+            let label = format!("{t}@{id}");
+            let recs: Vec<_> = data
+                .records
+                .iter()
+                .filter(|r| r.target == t)
+                .cloned()
+                .map(|mut r| {
+                    r.target = label.clone();
+                    r
+                })
+                .collect();
+            records.extend(recs.iter().cloned());
+            loaded.datasets.push(Dataset {
+                label,
+                source: PathBuf::from(id),
+                kind: Kind::Sharebench,
+                target: t,
+                manifest: None,
+                records: recs,
+            });
+        }
+    }
+    if loaded.datasets.is_empty() {
+        return None;
+    }
+    let analysis = sharebench_report::analysis::analyse(loaded, None)
+        .map_err(|e| warnings.push(format!("all steps together: {e}")))
+        .ok();
+    Some(StepData { records, analysis })
+}
+
+/// Writes the report of one study run (or of several runs of one study, compared) into
+/// a new or empty `out`: `report.html` (question, answer, claims, evidence) and, per step
+/// with records, `STEP/report.html`, `results.xlsx` and `results.csv`. Returns the lines
+/// of the terminal summary and the warnings met.
+pub fn write_report(
+    runs: &[(String, RunEvidence)],
+    out: &Path,
+) -> Result<(Vec<String>, Vec<String>), String> {
+    let Some((_, first)) = runs.first() else {
+        return Err("no study run given".into());
+    };
+    if runs.iter().any(|(_, r)| r.study.name != first.study.name) {
+        return Err("runs of different studies cannot be compared claim by claim".into());
+    }
+    sharebench_report::check_out_dir(out).map_err(|e| e.0)?;
+    std::fs::create_dir_all(out).map_err(|e| format!("--out {}: {e}", out.display()))?;
+    let mut step_reports = BTreeMap::new();
+    let mut warnings: Vec<String> = runs
+        .iter()
+        .flat_map(|(_, r)| r.warnings.iter().cloned())
+        .collect();
+    for step in &first.study.steps {
+        let inputs: Vec<PathBuf> = runs
+            .iter()
+            .filter(|(_, r)| r.steps.contains_key(&step.id))
+            .map(|(_, r)| state::step_dir(&r.dir, &step.id))
+            .collect();
+        if inputs.is_empty() {
+            continue;
+        }
+        let labels: Vec<String> = if runs.len() > 1 {
+            runs.iter()
+                .filter(|(_, r)| r.steps.contains_key(&step.id))
+                .map(|(l, _)| l.clone())
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let req = sharebench_report::ReportRequest {
+            inputs,
+            labels,
+            baseline: None,
+            out: out.join(&step.id),
+        };
+        match sharebench_report::build(&req) {
+            Ok((analysis, rendered)) => {
+                sharebench_report::write(&req.out, &analysis, &rendered).map_err(|e| e.0)?;
+                step_reports.insert(step.id.clone(), format!("{}/report.html", step.id));
+            }
+            Err(e) => {
+                warnings.push(format!("step {}: no report: {e}", step.id));
+            }
+        }
+    }
+    let views: Vec<page::RunView> = runs
+        .iter()
+        .map(|(label, r)| page::RunView {
+            label: label.clone(),
+            outcomes: r.outcomes(),
+            run: r,
+        })
+        .collect();
+    let html = page::render(&views, &step_reports);
+    std::fs::write(out.join("report.html"), html)
+        .map_err(|e| format!("cannot write in --out {}: {e}", out.display()))?;
+    Ok((page::summary_lines(&views), warnings))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_shipped_study_parses_and_states_its_scales() {
+        let all = builtin();
+        assert_eq!(all.len(), BUILTIN.len());
+        for (s, _) in &all {
+            for scale in ["tiny", "quick", "standard", "full"] {
+                assert!(s.scale(scale).is_ok(), "{} has no {scale} scale", s.name);
+            }
+            assert!(!s.claims.is_empty(), "{} has no claims", s.name);
+        }
+        assert_eq!(find("dfs-nfs-vs-smb").unwrap().0.name, "dfs-nfs-vs-smb");
+        assert!(find("nope").unwrap_err().contains("unknown study 'nope'"));
+    }
+}

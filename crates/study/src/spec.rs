@@ -1,0 +1,550 @@
+//! A study file (TOML, under `studies/`): what a seed measured, as data. The lab it needs,
+//! its scales (variables substituted into the steps), its steps (`sharebench run`
+//! argument lines, or the lab actions `failover` and `replication-traffic`), and its
+//! claims: what the seed said, and which records test it. A study file holds no verdicts;
+//! those are computed from a run (see `check`). Not: running anything (the `study`
+//! command of the CLI does).
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The step name under which every step's records are seen together, each target
+/// renamed `TARGET@STEP` (to compare the same target across lab configurations).
+pub const ALL_STEPS: &str = "*";
+
+/// One study, as read from its file.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Study {
+    pub name: String,
+    pub title: String,
+    /// The seed it reproduces (a file name under shared/seeds).
+    pub seed: String,
+    /// The question the report opens with.
+    pub question: String,
+    /// What the study does, for `study list`.
+    pub about: String,
+    /// What this lab cannot reproduce of the seed, said in the report.
+    #[serde(default)]
+    pub departures: Vec<String>,
+    #[serde(default)]
+    pub lab: Option<LabNeeds>,
+    pub scales: BTreeMap<String, Scale>,
+    pub steps: Vec<Step>,
+    /// The headline comparison: a step and two targets.
+    #[serde(default)]
+    pub answer: Option<Answer>,
+    #[serde(default)]
+    pub claims: Vec<Claim>,
+}
+
+/// How the lab must be for a step (study-wide, or overridden per step).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LabNeeds {
+    #[serde(default)]
+    pub fs: Option<String>,
+    #[serde(default)]
+    pub link: Option<String>,
+    /// ext3/ext4: blocks allocated in write order (`lab up --write-order`).
+    #[serde(default)]
+    pub write_order: Option<bool>,
+    /// Samba's `strict allocate = yes` (`lab up --strict-allocate`).
+    #[serde(default)]
+    pub strict_allocate: Option<bool>,
+}
+
+impl LabNeeds {
+    /// `self` with `over`'s fields where it has them.
+    pub fn merged(&self, over: Option<&LabNeeds>) -> LabNeeds {
+        let Some(o) = over else {
+            return self.clone();
+        };
+        LabNeeds {
+            fs: o.fs.clone().or_else(|| self.fs.clone()),
+            link: o.link.clone().or_else(|| self.link.clone()),
+            write_order: o.write_order.or(self.write_order),
+            strict_allocate: o.strict_allocate.or(self.strict_allocate),
+        }
+    }
+    pub fn fs(&self) -> &str {
+        self.fs.as_deref().unwrap_or("xfs")
+    }
+    pub fn link(&self) -> &str {
+        self.link.as_deref().unwrap_or("unlimited")
+    }
+}
+
+/// One scale (`tiny`, `quick`, `standard`, `full`): the values of the step variables and
+/// what it costs.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scale {
+    /// Measured wall time on 2 cores, minutes (stated by `study list`).
+    pub minutes: f64,
+    /// Where this scale stops short of the seed, and why (memory, disk).
+    #[serde(default)]
+    pub limits: Option<String>,
+    pub vars: BTreeMap<String, String>,
+}
+
+/// One step: a `sharebench run` line, or a lab action.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Step {
+    pub id: String,
+    pub title: String,
+    /// Arguments of `sharebench run` (targets and options; `{var}` from the scale).
+    #[serde(default)]
+    pub run: Option<String>,
+    /// A lab action instead of (`replication-traffic`) or around (`failover`) the run.
+    #[serde(default)]
+    pub action: Option<Action>,
+    /// Lab settings for this step (the lab is brought up again when they differ).
+    #[serde(default)]
+    pub lab: Option<LabNeeds>,
+}
+
+/// The lab actions a step can take.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Action {
+    /// Kill every process of `host` once the step's run has taken `after_records` records,
+    /// restart it when the run ends, and time the replicated volume's heal.
+    Failover { host: String, after_records: u64 },
+    /// After a change of `change_pct` of a `size` file: bytes on the lab wire for a full
+    /// copy, an rsync delta transfer and a Gluster heal.
+    ReplicationTraffic { size: String, change_pct: f64 },
+}
+
+/// The headline: which targets the answer compares, on which step.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Answer {
+    pub step: String,
+    pub a: String,
+    pub b: String,
+}
+
+/// A claim of the seed (with `said`), or a figure the study reports without one.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Claim {
+    pub id: String,
+    /// The seed's words; absent for a figure measured without a claim.
+    #[serde(default)]
+    pub said: Option<String>,
+    /// Where in the seed.
+    #[serde(default)]
+    pub source: Option<String>,
+    pub check: Check,
+}
+
+/// How a claim is tested against the records of one step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Check {
+    /// `a` has higher throughput than `b` over the cells of `ops` (in `class`, and with
+    /// `threads` workers when given: throughput mode's children-see).
+    Faster {
+        step: String,
+        a: String,
+        b: String,
+        ops: Vec<String>,
+        #[serde(default)]
+        class: Option<String>,
+        #[serde(default)]
+        threads: Option<u32>,
+    },
+    /// `a`'s repetitions vary less than `b`'s (per-cell coefficient of variation).
+    Steadier {
+        step: String,
+        a: String,
+        b: String,
+        ops: Vec<String>,
+        #[serde(default)]
+        class: Option<String>,
+    },
+    /// `b` has far more dips (cells below 70% of both record-size neighbours) than `a`.
+    FewerDips {
+        step: String,
+        a: String,
+        b: String,
+        ops: Vec<String>,
+        #[serde(default)]
+        class: Option<String>,
+    },
+    /// Every target's median CPU utilisation (client, or server) reaches `pct`, for files
+    /// of at least `min_file`.
+    CpuAbove {
+        step: String,
+        targets: Vec<String>,
+        ops: Vec<String>,
+        pct: f64,
+        #[serde(default)]
+        min_file: Option<String>,
+        #[serde(default)]
+        server: bool,
+    },
+    /// `a` and `b` use CPU within `tolerance_pct` of each other.
+    CpuSimilar {
+        step: String,
+        a: String,
+        b: String,
+        ops: Vec<String>,
+        #[serde(default = "default_tolerance")]
+        tolerance_pct: f64,
+    },
+    /// `a` beats `b` on a metric of `op`'s records (lower time or extents, higher rate or
+    /// throughput). `a` and `b` may name another step's target as `TARGET@STEP`.
+    Better {
+        step: String,
+        a: String,
+        b: String,
+        op: String,
+        /// `b`'s operation, when it differs from `a`'s (create against remove).
+        #[serde(default)]
+        op_b: Option<String>,
+        metric: Metric,
+    },
+    /// The shape of a metric of `op` along a swept axis (the metadata workload's counts,
+    /// or file sizes).
+    Curve {
+        step: String,
+        target: String,
+        op: String,
+        axis: Axis,
+        metric: Metric,
+        shape: Shape,
+    },
+    /// Targets ordered best first by a metric of `op` (`TARGET@STEP` allowed).
+    Ranking {
+        step: String,
+        order: Vec<String>,
+        op: String,
+        metric: Metric,
+    },
+    /// A number measured by a lab action (`failover`, `replication-traffic`).
+    Measured { step: String, names: Vec<String> },
+    /// A claim this lab cannot test at all (no Windows server, no kernel NFS server): the
+    /// report says "not tested" and `why`.
+    NotInLab { why: String },
+}
+
+fn default_tolerance() -> f64 {
+    15.0
+}
+
+/// The swept axis of a curve.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Axis {
+    /// The metadata workload's `files` (the swept count).
+    Count,
+    FileSize,
+}
+
+/// What a curve is said to look like (the rules are in docs/studies.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Shape {
+    /// Low at the start, a peak inside, lower at the end.
+    RiseThenFall,
+    /// Highest at the start, lower at the end.
+    Falls,
+    /// Within 25% from lowest to highest.
+    Flat,
+    /// A drop to less than half between two neighbouring points.
+    Cliff,
+}
+
+/// Which number of a record a workload check reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Metric {
+    /// `seconds` (lower is better).
+    Seconds,
+    /// `ops_per_s` (higher is better).
+    Rate,
+    /// Throughput, KiB/s (higher is better).
+    Throughput,
+    /// `extents_per_file` (lower is better).
+    Extents,
+    /// Server CPU seconds (lower is better).
+    ServerCpu,
+    /// Client CPU seconds (lower is better).
+    ClientCpu,
+}
+
+impl Metric {
+    pub fn lower_is_better(self) -> bool {
+        !matches!(self, Metric::Rate | Metric::Throughput)
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::Seconds => "time",
+            Metric::Rate => "rate",
+            Metric::Throughput => "throughput",
+            Metric::Extents => "extents per file",
+            Metric::ServerCpu => "server CPU time",
+            Metric::ClientCpu => "client CPU time",
+        }
+    }
+}
+
+impl Check {
+    pub fn step(&self) -> &str {
+        match self {
+            Check::Faster { step, .. }
+            | Check::Steadier { step, .. }
+            | Check::FewerDips { step, .. }
+            | Check::CpuAbove { step, .. }
+            | Check::CpuSimilar { step, .. }
+            | Check::Better { step, .. }
+            | Check::Ranking { step, .. }
+            | Check::Curve { step, .. }
+            | Check::Measured { step, .. } => step,
+            Check::NotInLab { .. } => "",
+        }
+    }
+}
+
+impl Study {
+    /// Parses and checks a study file; errors are one line naming what is wrong.
+    pub fn parse(text: &str) -> Result<Study, String> {
+        let s: Study = toml::from_str(text).map_err(|e| {
+            let msg = e.message().to_string();
+            match e.span() {
+                Some(span) => {
+                    let line = text[..span.start].matches('\n').count() + 1;
+                    format!("line {line}: {msg}")
+                }
+                None => msg,
+            }
+        })?;
+        s.validate()?;
+        Ok(s)
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        if self.name.is_empty()
+            || !self
+                .name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-')
+        {
+            return Err(format!(
+                "study name '{}': use letters, digits and '-'",
+                self.name
+            ));
+        }
+        if self.scales.is_empty() {
+            return Err("no [scales.*] given".into());
+        }
+        let mut ids = std::collections::BTreeSet::new();
+        for step in &self.steps {
+            if !ids.insert(step.id.as_str()) {
+                return Err(format!("two steps have the id '{}'", step.id));
+            }
+            if step.id.is_empty() || step.id.contains(['/', '.', ' ']) {
+                return Err(format!("step id '{}': no spaces, dots or slashes", step.id));
+            }
+            match (&step.run, &step.action) {
+                (None, None) => return Err(format!("step '{}': give run or action", step.id)),
+                (None, Some(Action::Failover { .. })) => {
+                    return Err(format!("step '{}': a failover needs a run", step.id))
+                }
+                _ => {}
+            }
+            for (name, scale) in &self.scales {
+                let size = match &step.action {
+                    Some(Action::ReplicationTraffic { size, .. }) => Some(size),
+                    _ => None,
+                };
+                for text in step.run.iter().chain(size) {
+                    substitute(text, &scale.vars)
+                        .map_err(|e| format!("step '{}', scale {name}: {e}", step.id))?;
+                }
+            }
+        }
+        let mut claim_ids = std::collections::BTreeSet::new();
+        for c in &self.claims {
+            if !claim_ids.insert(c.id.as_str()) {
+                return Err(format!("two claims have the id '{}'", c.id));
+            }
+            let step = c.check.step();
+            if !matches!(c.check, Check::NotInLab { .. })
+                && step != ALL_STEPS
+                && !ids.contains(step)
+            {
+                return Err(format!(
+                    "claim '{}' reads step '{}', which the study does not have",
+                    c.id,
+                    c.check.step()
+                ));
+            }
+        }
+        if let Some(a) = &self.answer {
+            if a.step != ALL_STEPS && !ids.contains(a.step.as_str()) {
+                return Err(format!("answer reads unknown step '{}'", a.step));
+            }
+        }
+        Ok(())
+    }
+
+    /// The scale called `name`, or an error listing the known ones.
+    pub fn scale(&self, name: &str) -> Result<&Scale, String> {
+        self.scales.get(name).ok_or_else(|| {
+            format!(
+                "study {} has no scale '{name}' (known: {})",
+                self.name,
+                self.scales.keys().cloned().collect::<Vec<_>>().join(", ")
+            )
+        })
+    }
+
+    /// Scales from the cheapest to the dearest.
+    pub fn scales_by_cost(&self) -> Vec<(&String, &Scale)> {
+        let mut v: Vec<_> = self.scales.iter().collect();
+        v.sort_by(|a, b| a.1.minutes.total_cmp(&b.1.minutes));
+        v
+    }
+
+    /// Whether any step needs the lab.
+    pub fn needs_lab(&self) -> bool {
+        self.lab.is_some()
+            || self.steps.iter().any(|s| {
+                s.lab.is_some()
+                    || s.action.is_some()
+                    || s.run.as_deref().is_some_and(|r| r.contains("lab:"))
+            })
+    }
+}
+
+/// Replaces every `{name}` in `text` with its value; an unknown name is an error.
+pub fn substitute(text: &str, vars: &BTreeMap<String, String>) -> Result<String, String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let close = after
+            .find('}')
+            .ok_or_else(|| format!("unclosed '{{' in '{text}'"))?;
+        let name = &after[..close];
+        let value = vars
+            .get(name)
+            .ok_or_else(|| format!("unknown variable '{{{name}}}'"))?;
+        out.push_str(value);
+        rest = &after[close + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// Splits an argument line on whitespace, keeping single- or double-quoted words whole.
+pub fn split_args(line: &str) -> Result<Vec<String>, String> {
+    let mut args = Vec::new();
+    let mut cur = String::new();
+    let mut quote: Option<char> = None;
+    let mut any = false;
+    for c in line.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => cur.push(c),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                any = true;
+            }
+            (None, c) if c.is_whitespace() => {
+                if any || !cur.is_empty() {
+                    args.push(std::mem::take(&mut cur));
+                    any = false;
+                }
+            }
+            (None, c) => cur.push(c),
+        }
+    }
+    if quote.is_some() {
+        return Err(format!("unclosed quote in '{line}'"));
+    }
+    if any || !cur.is_empty() {
+        args.push(cur);
+    }
+    Ok(args)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINIMAL: &str = r#"
+name = "t"
+title = "T"
+seed = "s.txt"
+question = "Q?"
+about = "A"
+[scales.tiny]
+minutes = 1
+vars = { max = "1m" }
+[[steps]]
+id = "m"
+title = "M"
+run = "/tmp -i write --file-sizes {max}"
+[[claims]]
+id = "c"
+said = "x is faster"
+check = { kind = "faster", step = "m", a = "x", b = "y", ops = ["write"] }
+"#;
+
+    #[test]
+    fn parses_a_minimal_study() {
+        let s = Study::parse(MINIMAL).unwrap();
+        assert_eq!(s.steps[0].id, "m");
+        assert!(matches!(s.claims[0].check, Check::Faster { .. }));
+        assert!(!s.needs_lab());
+    }
+
+    #[test]
+    fn rejects_unknown_variables_steps_and_fields() {
+        let bad_var = MINIMAL.replace("{max}", "{nope}");
+        assert!(Study::parse(&bad_var)
+            .unwrap_err()
+            .contains("unknown variable '{nope}'"));
+        let bad_step = MINIMAL.replace("step = \"m\", a", "step = \"z\", a");
+        assert!(Study::parse(&bad_step).unwrap_err().contains("step 'z'"));
+        let bad_field = MINIMAL.replace("about = \"A\"", "about = \"A\"\nverdict = \"agrees\"");
+        let e = Study::parse(&bad_field).unwrap_err();
+        assert!(e.contains("line ") && e.contains("verdict"), "{e}");
+    }
+
+    #[test]
+    fn substitutes_and_splits() {
+        let vars = BTreeMap::from([("a".to_string(), "16m".to_string())]);
+        assert_eq!(substitute("x {a} y", &vars).unwrap(), "x 16m y");
+        assert!(substitute("x {a", &vars).is_err());
+        assert_eq!(
+            split_args("run 'a b' c  \"\" d").unwrap(),
+            vec!["run", "a b", "c", "", "d"]
+        );
+        assert!(split_args("a 'b").is_err());
+    }
+
+    #[test]
+    fn lab_needs_merge() {
+        let base = LabNeeds {
+            fs: Some("xfs".into()),
+            link: None,
+            write_order: None,
+            strict_allocate: None,
+        };
+        let over = LabNeeds {
+            fs: None,
+            link: Some("10mbit".into()),
+            write_order: None,
+            strict_allocate: None,
+        };
+        let m = base.merged(Some(&over));
+        assert_eq!((m.fs(), m.link()), ("xfs", "10mbit"));
+    }
+}

@@ -1,0 +1,92 @@
+//! `study.json`: what a study run has done so far, rewritten (atomically) after every
+//! step, so an interrupted run can be reported and resumed. A study directory holds the
+//! marker, `study.toml` (the study as run), `study.json`, and `steps/ID/` (one ordinary
+//! result directory per step). Not: the records themselves (each step's results.jsonl).
+
+use crate::check::Measurement;
+use crate::spec::LabNeeds;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// The file that marks a directory as a study run's own.
+pub const STUDY_MARKER: &str = ".sharebench-study";
+/// The study as it was run.
+pub const STUDY_FILE: &str = "study.toml";
+pub const STATE_FILE: &str = "study.json";
+
+/// Where step `id`'s results go.
+pub fn step_dir(dir: &Path, id: &str) -> PathBuf {
+    dir.join("steps").join(id)
+}
+
+/// How far a step got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StepStatus {
+    Pending,
+    Running,
+    Complete,
+    /// Ran to the end with failed measurements (kept, and reported).
+    Failed,
+    Interrupted,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StepState {
+    pub id: String,
+    pub status: StepStatus,
+    /// The lab as the step ran it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lab: Option<LabNeeds>,
+    #[serde(default)]
+    pub seconds: f64,
+    /// One line on what went wrong.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Earlier attempts' result directories, kept when a step is run again on --resume.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attempts: Vec<String>,
+}
+
+/// The whole run.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunState {
+    pub study: String,
+    pub scale: String,
+    pub tool_version: String,
+    pub started_at: String,
+    #[serde(default)]
+    pub ended_at: Option<String>,
+    /// running, complete, failed, interrupted.
+    pub outcome: String,
+    pub steps: Vec<StepState>,
+    #[serde(default)]
+    pub measurements: Vec<Measurement>,
+    /// What the run could not do as the seed did, found while running.
+    #[serde(default)]
+    pub notes: Vec<String>,
+}
+
+impl RunState {
+    pub fn load(dir: &Path) -> Result<RunState, String> {
+        let path = dir.join(STATE_FILE);
+        let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    pub fn save(&self, dir: &Path) -> Result<(), String> {
+        let text = serde_json::to_string_pretty(self).map_err(|e| e.to_string())?;
+        let tmp = dir.join("study.json.tmp");
+        std::fs::write(&tmp, text + "\n")
+            .and_then(|_| std::fs::rename(&tmp, dir.join(STATE_FILE)))
+            .map_err(|e| format!("cannot write {}: {e}", dir.join(STATE_FILE).display()))
+    }
+
+    pub fn step(&self, id: &str) -> Option<&StepState> {
+        self.steps.iter().find(|s| s.id == id)
+    }
+
+    pub fn step_mut(&mut self, id: &str) -> Option<&mut StepState> {
+        self.steps.iter_mut().find(|s| s.id == id)
+    }
+}
