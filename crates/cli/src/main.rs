@@ -85,8 +85,8 @@ fn main() {
         }
     };
     let result: Result<(), CliError> = match cli.command {
-        Command::Run(args) => run_under_mpi(args),
-        Command::Iozone { args } => iozone::main(&args),
+        Command::Run(args) => with_ranks(|c| run_cmd::main(args, c)),
+        Command::Iozone { args } => with_ranks(|c| iozone::main(&args, c)),
         Command::Report(args) => report_cmd::main(args),
         Command::Lab(args) => lab_cmd::main(args),
         Command::Study(args) => study_cmd::main(args),
@@ -104,19 +104,29 @@ fn main() {
     }
 }
 
-/// `run`, as one client, or as one rank of many when started by mpirun.
+/// Runs `f` as one client, or, when mpirun started this process, as one rank of many
+/// (ranks other than 0 print nothing on stdout: rank 0 speaks for the run).
 #[cfg(feature = "mpi")]
-fn run_under_mpi(args: run_cmd::RunArgs) -> Result<(), CliError> {
+fn with_ranks(
+    f: impl FnOnce(Option<&dyn session::Cluster>) -> Result<(), CliError>,
+) -> Result<(), CliError> {
     if !mpi_ranks::launched_by_mpirun() {
-        return run_cmd::main(args, None);
+        return f(None);
     }
     let ranks = mpi_ranks::MpiRanks::init()
         .ok_or_else(|| CliError::failed("mpirun started sharebench, but MPI did not initialise"))?;
-    run_cmd::main(args, Some(&ranks))
+    if sharebench_core::ranks::Ranks::rank(&ranks) != 0 {
+        if let Ok(null) = std::fs::OpenOptions::new().write(true).open("/dev/null") {
+            let _ = nix::unistd::dup2_stdout(null);
+        }
+    }
+    f(Some(&ranks))
 }
 
 #[cfg(not(feature = "mpi"))]
-fn run_under_mpi(args: run_cmd::RunArgs) -> Result<(), CliError> {
+fn with_ranks(
+    f: impl FnOnce(Option<&dyn session::Cluster>) -> Result<(), CliError>,
+) -> Result<(), CliError> {
     let launched = ["OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK"]
         .iter()
         .any(|v| std::env::var_os(v).is_some());
@@ -125,7 +135,7 @@ fn run_under_mpi(args: run_cmd::RunArgs) -> Result<(), CliError> {
             "started by mpirun, but this sharebench was built without MPI (cargo feature 'mpi'); every rank would measure alone",
         ));
     }
-    run_cmd::main(args, None)
+    f(None)
 }
 
 /// clap's message as one line: its first line, and when that ends with a colon (missing

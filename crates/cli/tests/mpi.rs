@@ -11,12 +11,19 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 fn mpirun(np: &str, args: &[&str]) -> std::process::Output {
+    let cwd = tempfile::tempdir().unwrap();
+    mpirun_in(cwd.path(), np, args)
+}
+
+/// mpirun in `cwd` (where a run without --out leaves its results).
+fn mpirun_in(cwd: &std::path::Path, np: &str, args: &[&str]) -> std::process::Output {
     let status = Command::new("mpirun").arg("--version").output();
     assert!(
         status.is_ok(),
         "mpirun is missing: run scripts/install-deps.sh (openmpi-bin)"
     );
     Command::new("mpirun")
+        .current_dir(cwd)
         .args(["--allow-run-as-root", "--oversubscribe", "-np", np])
         .arg(env!("CARGO_BIN_EXE_sharebench"))
         .args(args)
@@ -115,4 +122,34 @@ fn a_target_no_rank_can_use_ends_the_run_at_once() {
     let e = stderr(&o);
     assert!(e.contains("rank 0 on "), "{e}");
     assert!(e.contains("/nonexistent/sharebench-target"), "{e}");
+}
+
+#[test]
+fn iozone_throughput_mode_under_mpirun_counts_every_ranks_workers() {
+    let shm = shm_dir();
+    let o = mpirun(
+        "2",
+        &[
+            "iozone",
+            "-t",
+            "2",
+            "-s",
+            "1m",
+            "-r",
+            "64k",
+            "-i",
+            "0",
+            shm.path().to_str().unwrap(),
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert_eq!(
+        text.matches("Children see throughput for  4 initial writers")
+            .count(),
+        1,
+        "{text}"
+    );
+    assert_eq!(text.matches("iozone test complete.").count(), 1, "{text}");
+    assert_no_workdir(shm.path());
 }

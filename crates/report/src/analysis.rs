@@ -255,7 +255,8 @@ pub fn analyse(loaded: Loaded, baseline: Option<&str>) -> Result<Analysis> {
     let classes = classes::class_rows(&ops, &labels);
     let cache_flags = cache::detect(&ops, &sources);
     let env = env::table(&sources, &records);
-    let warnings = warnings::collect(&ops, &labels, &records);
+    let mut warnings = warnings::collect(&ops, &labels, &records);
+    warnings.extend(warnings::hosts_differ(&sources));
     let mut analysis = Analysis {
         labels,
         baseline,

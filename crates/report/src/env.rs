@@ -33,6 +33,46 @@ fn distinct<T: ToString>(it: impl Iterator<Item = T>) -> String {
     }
 }
 
+/// A multi-client run's hosts: one entry per distinct host, with the ranks on it, and
+/// "DIFFER:" first when the hosts are not alike (kernel, CPU, memory).
+pub fn rank_hosts(hosts: &[sharebench_core::manifest::Host]) -> Option<String> {
+    if hosts.is_empty() {
+        return None;
+    }
+    let describe = |h: &sharebench_core::manifest::Host| {
+        format!(
+            "{} × {}, {}, {}",
+            h.cpus,
+            h.cpu_model,
+            format::size(h.memory_bytes),
+            h.kernel
+        )
+    };
+    let mut by_host: Vec<(String, String, Vec<usize>)> = Vec::new();
+    for (rank, h) in hosts.iter().enumerate() {
+        match by_host.iter_mut().find(|(name, _, _)| *name == h.hostname) {
+            Some((_, _, ranks)) => ranks.push(rank),
+            None => by_host.push((h.hostname.clone(), describe(h), vec![rank])),
+        }
+    }
+    let mut kinds: Vec<&String> = by_host.iter().map(|(_, d, _)| d).collect();
+    kinds.sort();
+    kinds.dedup();
+    let list = by_host
+        .iter()
+        .map(|(name, d, ranks)| {
+            let r: Vec<String> = ranks.iter().map(usize::to_string).collect();
+            format!("{name} (ranks {}: {d})", r.join(" "))
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
+    Some(if kinds.len() > 1 {
+        format!("DIFFER: {list}")
+    } else {
+        list
+    })
+}
+
 pub fn table(sources: &[Source], records: &[Record]) -> EnvTable {
     let labels: Vec<String> = sources.iter().map(|s| s.label.clone()).collect();
     type Getter = Box<dyn Fn(&Source, &[&Record]) -> String>;
@@ -59,6 +99,10 @@ pub fn table(sources: &[Source], records: &[Record]) -> EnvTable {
             m(|m, _| format!("{} × {}", m.host.cpus, m.host.cpu_model)),
         ),
         ("memory", m(|m, _| format::size(m.host.memory_bytes))),
+        (
+            "client hosts (MPI ranks)",
+            m(|m, _| rank_hosts(&m.hosts).unwrap_or_else(|| "one client".into())),
+        ),
         (
             "backend / client",
             Box::new(|_: &Source, r: &[&Record]| {
@@ -152,4 +196,30 @@ pub fn table(sources: &[Source], records: &[Record]) -> EnvTable {
         });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sharebench_core::manifest::Host;
+
+    fn host(name: &str, cpus: usize) -> Host {
+        Host {
+            hostname: name.into(),
+            kernel: "Linux 6.1".into(),
+            cpu_model: "cpu".into(),
+            cpus,
+            memory_bytes: 1 << 30,
+        }
+    }
+
+    #[test]
+    fn rank_hosts_group_ranks_and_flag_unlike_hosts() {
+        let same = rank_hosts(&[host("a", 2), host("a", 2), host("b", 2)]).unwrap();
+        assert!(same.starts_with("a (ranks 0 1: 2 × cpu"), "{same}");
+        assert!(!same.starts_with("DIFFER"), "{same}");
+        let differ = rank_hosts(&[host("a", 2), host("b", 4)]).unwrap();
+        assert!(differ.starts_with("DIFFER: "), "{differ}");
+        assert_eq!(rank_hosts(&[]), None);
+    }
 }

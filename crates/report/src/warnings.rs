@@ -19,6 +19,7 @@ pub enum WarnKind {
     TooShort,
     HighVariation,
     Outliers,
+    HostsDiffer,
 }
 
 impl WarnKind {
@@ -29,6 +30,7 @@ impl WarnKind {
             WarnKind::TooShort => "too short to time",
             WarnKind::HighVariation => "high variation",
             WarnKind::Outliers => "outliers",
+            WarnKind::HostsDiffer => "client hosts differ",
         }
     }
 }
@@ -39,6 +41,25 @@ pub struct Warning {
     pub label: String,
     pub op: String,
     pub text: String,
+}
+
+/// Multi-client runs whose ranks ran on hosts that are not alike.
+pub fn hosts_differ(sources: &[crate::analysis::Source]) -> Vec<Warning> {
+    sources
+        .iter()
+        .filter_map(|s| {
+            let text = crate::env::rank_hosts(&s.manifest.as_ref()?.hosts)?;
+            let list = text.strip_prefix("DIFFER: ")?;
+            Some(Warning {
+                kind: WarnKind::HostsDiffer,
+                label: s.label.clone(),
+                op: String::new(),
+                text: format!(
+                    "the clients of this multi-client run ran on hosts that differ: {list}"
+                ),
+            })
+        })
+        .collect()
 }
 
 pub fn collect(ops: &[OpData], labels: &[String], records: &[Record]) -> Vec<Warning> {

@@ -29,7 +29,8 @@ use std::time::Instant;
 use table::{PhaseStats, PhaseValue, Stored, TestValues};
 
 /// Runs an IOzone-style invocation; `args` excludes the program and subcommand names.
-pub fn main(args: &[String]) -> CliResult<()> {
+/// Under mpirun, `cluster` is every rank of the run (rank 0 prints and writes).
+pub fn main(args: &[String], cluster: Option<&dyn session::Cluster>) -> CliResult<()> {
     if args.is_empty() {
         return Err(CliError::usage(
             "no arguments; for usage information type 'sharebench iozone -h'",
@@ -43,9 +44,9 @@ pub fn main(args: &[String]) -> CliResult<()> {
     let argv = command_line(args);
     let sel = Selection::new(&opts);
     if opts.throughput_mode() {
-        run_throughput(&opts, &sel, &argv)
+        run_throughput(&opts, &sel, &argv, cluster)
     } else {
-        run_auto(&opts, &sel, &argv)
+        run_auto(&opts, &sel, &argv, cluster)
     }
 }
 
@@ -155,6 +156,7 @@ fn execute(
     target: &str,
     argv: &[String],
     out: Option<PathBuf>,
+    cluster: Option<&dyn session::Cluster>,
     on_record: &mut dyn FnMut(&Record),
 ) -> CliResult<SessionResult> {
     let targets = vec![target.to_string()];
@@ -164,10 +166,12 @@ fn execute(
         out,
         command_line: argv.to_vec(),
         carried: Vec::new(),
-        cluster: None,
+        cluster,
     };
     let result = session::execute(spec, on_record)?;
-    eprintln!("sharebench: records in {}", result.out_dir.display());
+    if result.writes {
+        eprintln!("sharebench: records in {}", result.out_dir.display());
+    }
     Ok(result)
 }
 
@@ -186,7 +190,12 @@ fn joined(argv: &[String]) -> String {
 }
 
 /// Auto mode (-a, or lists of -s/-r) and the single cell without -a.
-fn run_auto(opts: &Options, sel: &Selection, argv: &[String]) -> CliResult<()> {
+fn run_auto(
+    opts: &Options,
+    sel: &Selection,
+    argv: &[String],
+    cluster: Option<&dyn session::Cluster>,
+) -> CliResult<()> {
     let layout = if opts.auto_mode() {
         layout::auto_layout(opts)?
     } else {
@@ -205,7 +214,7 @@ fn run_auto(opts: &Options, sel: &Selection, argv: &[String]) -> CliResult<()> {
     out(&table::header(sel.extended));
 
     let mut t = AutoTable::new(&layout, *sel, last_op, std::io::stdout());
-    let result = execute(&plan, &opts.target_dir(), argv, None, &mut |r| {
+    let result = execute(&plan, &opts.target_dir(), argv, None, cluster, &mut |r| {
         t.on_record(r)
     });
     t.flush();
@@ -312,7 +321,12 @@ impl<'a, W: Write> AutoTable<'a, W> {
 }
 
 /// Throughput mode (-t N, once per -t).
-fn run_throughput(opts: &Options, sel: &Selection, argv: &[String]) -> CliResult<()> {
+fn run_throughput(
+    opts: &Options,
+    sel: &Selection,
+    argv: &[String],
+    cluster: Option<&dyn session::Cluster>,
+) -> CliResult<()> {
     let (kb, cell) = layout::throughput_cell(opts)?;
     let ops = sel.throughput_ops();
     if ops.is_empty() {
@@ -346,7 +360,7 @@ fn run_throughput(opts: &Options, sel: &Selection, argv: &[String]) -> CliResult
         let dir = (plans.len() > 1).then(|| {
             Path::new("sharebench-results").join(format!("{}-t{n}", session::new_run_id()))
         });
-        let result = execute(plan, &opts.target_dir(), argv, dir, &mut |r| {
+        let result = execute(plan, &opts.target_dir(), argv, dir, cluster, &mut |r| {
             run.on_record(r)
         })?;
         out("\n\n");
@@ -407,7 +421,9 @@ impl<W: Write> ThroughputRun<W> {
                     return;
                 }
                 let s = PhaseStats::from_records(&workers, r);
-                let block = table::throughput_block(op, self.children, &s, self.threads, self.cpu);
+                // The aggregate's own count: under mpirun, every rank's workers.
+                let children = r.threads.max(self.children);
+                let block = table::throughput_block(op, children, &s, self.threads, self.cpu);
                 let _ = self.out.write_all(block.as_bytes());
                 let _ = self.out.flush();
                 self.done
