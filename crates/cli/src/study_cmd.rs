@@ -85,7 +85,16 @@ fn list() -> CliResult<()> {
                 .as_deref()
                 .map(|l| format!(" ({l})"))
                 .unwrap_or_default();
-            let _ = writeln!(out, "  --scale {name:<9} about {} min{limits}", sc.minutes);
+            let how = if sc.estimated {
+                "estimated"
+            } else {
+                "measured"
+            };
+            let _ = writeln!(
+                out,
+                "  --scale {name:<9} about {} min ({how}){limits}",
+                sc.minutes
+            );
         }
         let _ = writeln!(out);
     }

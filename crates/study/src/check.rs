@@ -128,12 +128,14 @@ pub fn evaluate(check: &Check, ev: &dyn Evidence, is_claim: bool) -> Outcome {
                     op,
                     op_b,
                     metric,
+                    streams,
                 } => better(
                     ev,
                     step,
                     (a, op),
                     (b, op_b.as_deref().unwrap_or(op)),
                     *metric,
+                    *streams,
                 ),
                 Check::Curve {
                     target,
@@ -506,7 +508,14 @@ fn metric_of(r: &Record, m: Metric) -> Option<f64> {
 }
 
 /// Values of `metric` over the `ok` single or aggregate records of `name`'s `op`.
-fn metric_values(ev: &dyn Evidence, step: &str, name: &str, op: &str, m: Metric) -> Vec<f64> {
+fn metric_values(
+    ev: &dyn Evidence,
+    step: &str,
+    name: &str,
+    op: &str,
+    m: Metric,
+    streams: Option<u32>,
+) -> Vec<f64> {
     let (step, target) = reference(ev, step, name);
     ev.step(step)
         .map(|d| {
@@ -514,6 +523,7 @@ fn metric_values(ev: &dyn Evidence, step: &str, name: &str, op: &str, m: Metric)
                 .iter()
                 .filter(|r| r.target == target && r.op == op && r.status == Status::Ok)
                 .filter(|r| r.scope != Scope::Worker)
+                .filter(|r| streams.is_none() || r.figures.streams == streams)
                 .filter_map(|r| metric_of(r, m))
                 .collect()
         })
@@ -536,9 +546,10 @@ fn better(
     (a, op_a): (&str, &str),
     (b, op_b): (&str, &str),
     m: Metric,
+    streams: Option<u32>,
 ) -> Outcome {
-    let va = metric_values(ev, step, a, op_a, m);
-    let vb = metric_values(ev, step, b, op_b, m);
+    let va = metric_values(ev, step, a, op_a, m, streams);
+    let vb = metric_values(ev, step, b, op_b, m, streams);
     if va.is_empty() || vb.is_empty() {
         return not_tested(format!(
             "no records with a {} for both {a} {op_a} and {b} {op_b}",
@@ -582,7 +593,7 @@ fn ranking(ev: &dyn Evidence, step: &str, order: &[String], op: &str, m: Metric)
     let mut measured: Vec<(String, Vec<f64>, f64)> = Vec::new();
     let mut missing = Vec::new();
     for t in order {
-        let v = metric_values(ev, step, t, op, m);
+        let v = metric_values(ev, step, t, op, m, None);
         if v.is_empty() {
             missing.push(t.clone());
         } else {
@@ -910,6 +921,7 @@ mod tests {
             op: "write".into(),
             op_b: None,
             metric: Metric::Throughput,
+            streams: None,
         };
         assert_eq!(evaluate(&check, &ev, true).verdict, Verdict::Agrees);
         let missing = Check::Better {
@@ -919,6 +931,7 @@ mod tests {
             op: "write".into(),
             op_b: Some("read".into()),
             metric: Metric::Throughput,
+            streams: None,
         };
         assert_eq!(evaluate(&missing, &ev, true).verdict, Verdict::NotTested);
     }

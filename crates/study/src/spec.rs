@@ -80,8 +80,11 @@ impl LabNeeds {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Scale {
-    /// Measured wall time on 2 cores, minutes (stated by `study list`).
+    /// Wall time on 2 cores, minutes (stated by `study list`): measured, unless
+    /// `estimated` says it was extrapolated from a smaller scale.
     pub minutes: f64,
+    #[serde(default)]
+    pub estimated: bool,
     /// Where this scale stops short of the seed, and why (memory, disk).
     #[serde(default)]
     pub limits: Option<String>,
@@ -206,6 +209,9 @@ pub enum Check {
         #[serde(default)]
         op_b: Option<String>,
         metric: Metric,
+        /// Only records of this many concurrent streams (the stream workload).
+        #[serde(default)]
+        streams: Option<u32>,
     },
     /// The shape of a metric of `op` along a swept axis (the metadata workload's counts,
     /// or file sizes).
