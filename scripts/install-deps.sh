@@ -16,7 +16,7 @@ PACKAGES=(fio xfsprogs e2fsprogs btrfs-progs util-linux time procps rsync chromi
 LAB_PACKAGES=(iproute2 samba smbclient nfs-ganesha nfs-ganesha-vfs nfs-ganesha-gluster rpcbind libnfs-utils glusterfs-server glusterfs-client)
 PACKAGES+=("${LAB_PACKAGES[@]}")
 # Multi-client runs: OpenMPI, and libclang for the Rust MPI bindings (cargo feature mpi).
-PACKAGES+=(openmpi-bin libopenmpi-dev libclang-dev)
+PACKAGES+=(openmpi-bin libopenmpi-dev libclang-dev openssh-server openssh-client)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

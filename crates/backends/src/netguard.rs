@@ -10,29 +10,37 @@ use std::os::unix::fs::MetadataExt;
 /// Prefix of the network namespaces the lab creates (`sharebench_lab::state::PREFIX`).
 pub const LAB_NETNS_PREFIX: &str = "sblab-";
 
+/// The lab namespace (`sblab-*`) the calling thread runs in, if any.
+pub fn lab_netns() -> Option<String> {
+    let ns = |p: &std::path::Path| std::fs::metadata(p).map(|m| (m.dev(), m.ino())).ok();
+    // The thread's own namespace: a study runs each step in a thread that entered the
+    // lab client's namespace while the main thread stays on the host.
+    let me = ns(std::path::Path::new("/proc/thread-self/ns/net"))?;
+    std::fs::read_dir("/run/netns")
+        .ok()?
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with(LAB_NETNS_PREFIX)
+        })
+        .find(|e| ns(&e.path()) == Some(me))
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+}
+
 /// True when the calling thread runs in a network namespace the project created: one of the
 /// lab's `/run/netns/sblab-*`, or (when PID 1's can be read) any namespace but the
 /// host's. After entering a namespace, /proc/1/ns/net is often unreadable (EACCES), so
 /// the lab's own namespaces are what counts.
 pub fn in_private_netns() -> bool {
+    if lab_netns().is_some() {
+        return true;
+    }
     let ns = |p: &str| std::fs::metadata(p).map(|m| (m.dev(), m.ino())).ok();
-    // The thread's own namespace: a study runs each step in a thread that entered the
-    // lab client's namespace while the main thread stays on the host.
-    let Some(me) = ns("/proc/thread-self/ns/net") else {
-        return false;
-    };
-    let in_lab = std::fs::read_dir("/run/netns")
-        .map(|d| {
-            d.filter_map(|e| e.ok())
-                .filter(|e| {
-                    e.file_name()
-                        .to_string_lossy()
-                        .starts_with(LAB_NETNS_PREFIX)
-                })
-                .any(|e| ns(&e.path().to_string_lossy()) == Some(me))
-        })
-        .unwrap_or(false);
-    in_lab || ns("/proc/1/ns/net").is_some_and(|host| host != me)
+    match (ns("/proc/thread-self/ns/net"), ns("/proc/1/ns/net")) {
+        (Some(me), Some(host)) => me != host,
+        _ => false,
+    }
 }
 
 /// Addresses of `name` in /etc/hosts.

@@ -51,6 +51,19 @@ pub enum LabCommand {
     },
     /// Start the servers of HOST again after a crash
     Restart { host: String },
+    /// Run sharebench on NP of the lab's client hosts at once, under mpirun over ssh
+    /// (multi-client: every client a rank, rank 0 on the first client writes the records)
+    #[command(
+        after_help = "Example:\n  sharebench lab mpirun --np 3 run lab:smb -i write,read --file-sizes 64m --record-sizes 1m"
+    )]
+    Mpirun {
+        /// How many client hosts (ranks), at most the topology's clients
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+        np: u32,
+        /// sharebench's arguments, e.g. run lab:smb -i write --file-sizes 64m
+        #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
     /// Gluster self-heal state of the replicated volume (entries still to heal per brick)
     Heal {
         /// Print JSON instead of text
@@ -171,6 +184,7 @@ pub fn main(args: LabArgs) -> CliResult<()> {
             let _ = writeln!(out, "restarted the servers of {host}");
             Ok(())
         }
+        LabCommand::Mpirun { np, args } => mpirun(np, &args),
         LabCommand::Heal { json } => {
             let info = lab::heal_info().map_err(fail)?;
             if json {
@@ -199,5 +213,43 @@ pub fn main(args: LabArgs) -> CliResult<()> {
             let _ = writeln!(out, "lab down: removed {} things", report.removed.len());
             Ok(())
         }
+    }
+}
+
+/// `lab mpirun`: sharebench on `np` client hosts of the lab, mpirun started in the first
+/// client's namespace and reaching the others over ssh on the lab network.
+fn mpirun(np: u32, args: &[String]) -> CliResult<()> {
+    let state = sharebench_lab::state::LabState::load()
+        .map_err(fail)?
+        .filter(|s| s.phase == "up")
+        .ok_or_else(|| CliError::usage("no lab is up; start one with 'sharebench lab up'"))?;
+    let clients = state.topology.clients().count() as u32;
+    if np > clients {
+        return Err(CliError::usage(format!(
+            "--np {np}: the lab has {clients} client hosts"
+        )));
+    }
+    if !state.services.iter().any(|s| s.name == "sshd") {
+        return Err(CliError::usage(
+            "the lab's clients run no sshd (install openssh-server: scripts/install-deps.sh, then lab down and up)",
+        ));
+    }
+    let me = std::env::current_exe()
+        .map_err(|e| CliError::failed(format!("cannot find this program: {e}")))?;
+    let argv =
+        sharebench_lab::ssh::mpirun_argv(&state, np, &me.to_string_lossy(), args).map_err(fail)?;
+    let status = std::process::Command::new(&argv[0])
+        .args(&argv[1..])
+        .status()
+        .map_err(|e| CliError::failed(format!("cannot run mpirun (install openmpi-bin): {e}")))?;
+    match status.code() {
+        Some(0) => Ok(()),
+        Some(c) => Err(CliError {
+            code: c,
+            message: format!("lab mpirun: the run ended with exit code {c}"),
+        }),
+        None => Err(CliError::failed(
+            "lab mpirun: mpirun was killed by a signal",
+        )),
     }
 }

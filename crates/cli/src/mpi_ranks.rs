@@ -68,9 +68,13 @@ impl MpiRanks {
     pub fn init() -> Option<MpiRanks> {
         let universe = mpi::initialize()?;
         let world = universe.world();
-        let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        let mut host = std::fs::read_to_string("/proc/sys/kernel/hostname")
             .map(|h| h.trim().to_string())
             .unwrap_or_else(|_| "unknown".into());
+        // The lab's client hosts share one machine: each is its network namespace.
+        if let Some(ns) = sharebench_backends::netguard::lab_netns() {
+            host = format!("{host}/{ns}");
+        }
         Some(MpiRanks {
             _universe: universe,
             world,
@@ -236,6 +240,9 @@ impl crate::session::Cluster for MpiRanks {
         &self,
         mine: &sharebench_core::manifest::Host,
     ) -> io::Result<Vec<sharebench_core::manifest::Host>> {
-        self.all_json(mine)
+        // The rank's host name as its records give it (with the lab namespace, if any).
+        let mut mine = mine.clone();
+        mine.hostname = self.host.clone();
+        self.all_json(&mine)
     }
 }

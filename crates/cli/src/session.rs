@@ -174,8 +174,11 @@ fn locate(name: &str) -> Result<Located, String> {
         })
         .unwrap_or_default();
     let servers = ProcessSet::of_namespaces(spaces.iter().map(String::as_str));
-    // A FUSE-mounted lab target is a local directory: no namespace to enter.
-    let netns = Some(t.client_netns).filter(|n| !n.is_empty());
+    // A FUSE-mounted lab target is a local directory: no namespace to enter. A rank of
+    // `lab mpirun` already runs in its own client's namespace, and stays there.
+    let netns = Some(t.client_netns)
+        .filter(|n| !n.is_empty())
+        .filter(|_| sharebench_backends::netguard::lab_netns().is_none());
     Ok(Located {
         url: t.url,
         netns,

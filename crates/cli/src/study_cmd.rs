@@ -417,6 +417,32 @@ fn run(a: StudyRunArgs) -> CliResult<()> {
     }
 }
 
+/// A multi-client step: `sharebench lab mpirun --np N run LINE --out SDIR`, as a child
+/// process (MPI initialises once per process, and the ranks run on the lab's client hosts).
+fn run_multi_client(n: u32, line: &str, sdir: &Path) -> CliResult<StepStatus> {
+    let me = std::env::current_exe()
+        .map_err(|e| CliError::failed(format!("cannot find this program: {e}")))?;
+    let mut args: Vec<String> = vec!["lab".into(), "mpirun".into(), "--np".into(), n.to_string()];
+    args.push("run".into());
+    args.extend(sharebench_study::spec::split_args(line).map_err(CliError::usage)?);
+    args.push("--out".into());
+    args.push(sdir.display().to_string());
+    let status = std::process::Command::new(me)
+        .args(&args)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .map_err(|e| CliError::failed(format!("cannot start lab mpirun: {e}")))?;
+    match status.code() {
+        Some(0) => Ok(StepStatus::Complete),
+        Some(130) => Ok(StepStatus::Interrupted),
+        Some(1) if sdir.join("results.jsonl").exists() => Ok(StepStatus::Failed),
+        Some(c) => Err(CliError::failed(format!(
+            "lab mpirun --np {n} ended with exit code {c}"
+        ))),
+        None => Err(CliError::failed("lab mpirun was killed by a signal")),
+    }
+}
+
 /// `report`, or `report-2`, ... when a resumed run already wrote one.
 fn next_report_dir(dir: &Path) -> PathBuf {
     let first = dir.join("report");
@@ -468,6 +494,9 @@ fn run_step(
                 dir.display()
             );
         }
+    }
+    if let Some(n) = step.clients.filter(|&n| n > 1) {
+        return run_multi_client(n, &line, sdir);
     }
     let command_line: Vec<String> = ["sharebench", "run"]
         .iter()

@@ -80,7 +80,13 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
     let st = lab(&["status", "--json"]);
     let status: serde_json::Value = serde_json::from_slice(&st.stdout).unwrap();
     let services = status["services"].as_array().unwrap();
-    assert_eq!(services.len(), 6, "{status}");
+    // Samba x3, glusterd x2, Ganesha, and an sshd per client (the MPI hosts).
+    assert_eq!(services.len(), 9, "{status}");
+    assert_eq!(
+        services.iter().filter(|s| s["name"] == "sshd").count(),
+        3,
+        "{status}"
+    );
     assert!(services.iter().all(|s| s["running"] == true));
     let pids: Vec<i64> = services
         .iter()
@@ -458,6 +464,64 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
         t.elapsed()
     );
     let _ = sh("rm -f /tmp/sblab-src /tmp/sblab-back /tmp/sblab-back2 /tmp/sblab-20m");
+
+    // Three clients at once: each lab client host is an MPI rank (mpirun over ssh on the
+    // lab network), each on its own 100 Mbit/s link.
+    #[cfg(feature = "mpi")]
+    {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("mpi");
+        let o = lab(&[
+            "mpirun",
+            "--np",
+            "3",
+            "run",
+            "lab:nfs3",
+            "-i",
+            "write,read",
+            "--file-sizes",
+            "4m",
+            "--record-sizes",
+            "1m",
+            "--reps",
+            "1",
+            "--out",
+            dir.to_str().unwrap(),
+        ]);
+        assert!(
+            o.status.success(),
+            "lab mpirun: {}{}",
+            stdout(&o),
+            stderr(&o)
+        );
+        let recs = records(&dir);
+        let mut hosts: Vec<String> = recs
+            .iter()
+            .filter(|r| r["scope"] == "worker")
+            .map(|r| r["host"].as_str().unwrap().to_string())
+            .collect();
+        hosts.sort();
+        hosts.dedup();
+        assert_eq!(hosts.len(), 3, "{hosts:?}");
+        for (h, ns) in hosts.iter().zip(["sblab-pc1", "sblab-pc2", "sblab-pc3"]) {
+            assert!(h.ends_with(ns), "{h}");
+        }
+        // 100 Mbit/s is 12,207 KiB/s; tbf's burst lets a short transfer run a little over.
+        let link_kib = 100e6 / 8.0 / 1024.0;
+        for r in recs.iter().filter(|r| r["scope"] == "worker") {
+            let kib = r["throughput_kib_s"].as_f64().unwrap();
+            assert!(
+                kib <= 1.2 * link_kib,
+                "one client above its link: {kib} KiB/s"
+            );
+        }
+        let agg = recs.iter().find(|r| r["scope"] == "aggregate").unwrap();
+        let parent = agg["throughput"]["parent_sees_kib_s"].as_f64().unwrap();
+        assert!(
+            parent <= 3.0 * 1.2 * link_kib,
+            "aggregate above 3 links: {parent}"
+        );
+    }
 
     let d = lab(&["down"]);
     assert!(d.status.success(), "{}", stderr(&d));

@@ -9,6 +9,7 @@ pub mod proc;
 pub mod samba;
 pub mod service;
 pub mod sh;
+pub mod ssh;
 pub mod state;
 pub mod storage;
 pub mod topology;
@@ -189,6 +190,10 @@ fn build(state: &mut LabState, opts: &UpOptions, shaping: Option<(String, u64)>)
     if let Some(g) = topo.host_with(Service::Ganesha).cloned() {
         let data = state.file(format!("srv/{}", g.name));
         ganesha::start(state, &g, &data, gluster_export_of(&topo, &g))?;
+    }
+    // The clients as MPI hosts (`lab mpirun`), where sshd is installed.
+    if ssh::available() {
+        ssh::start_all(state)?;
     }
     Ok(())
 }

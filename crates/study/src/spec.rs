@@ -106,6 +106,9 @@ pub struct Step {
     /// Lab settings for this step (the lab is brought up again when they differ).
     #[serde(default)]
     pub lab: Option<LabNeeds>,
+    /// Run on this many of the lab's client hosts at once (`lab mpirun`); one by default.
+    #[serde(default)]
+    pub clients: Option<u32>,
 }
 
 /// The lab actions a step can take.
@@ -355,6 +358,12 @@ impl Study {
             if step.id.is_empty() || step.id.contains(['/', '.', ' ']) {
                 return Err(format!("step id '{}': no spaces, dots or slashes", step.id));
             }
+            if step.clients.is_some_and(|n| n > 1) && step.action.is_some() {
+                return Err(format!(
+                    "step '{}': a multi-client step cannot take a lab action",
+                    step.id
+                ));
+            }
             match (&step.run, &step.action) {
                 (None, None) => return Err(format!("step '{}': give run or action", step.id)),
                 (None, Some(Action::Failover { .. })) => {
@@ -422,6 +431,7 @@ impl Study {
             || self.steps.iter().any(|s| {
                 s.lab.is_some()
                     || s.action.is_some()
+                    || s.clients.is_some()
                     || s.run.as_deref().is_some_and(|r| r.contains("lab:"))
             })
     }

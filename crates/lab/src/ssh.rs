@@ -1,0 +1,139 @@
+//! The lab's client hosts as MPI hosts: one sshd per client namespace, on its lab address
+//! only, with a host key and a client key generated per lab (in the lab directory, mode
+//! 0600), so `mpirun` started in the first client's namespace reaches the others the way
+//! it reaches real machines. Not: MPI itself (`sharebench lab mpirun` runs it).
+
+use crate::net::netns_of;
+use crate::service::{start_server, Server};
+use crate::sh::run;
+use crate::state::LabState;
+use crate::topology::Host;
+use anyhow::{Context, Result};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Where the lab's ssh keys and configuration live.
+pub fn dir(state: &LabState) -> PathBuf {
+    state.file("ssh")
+}
+
+/// The private key `mpirun` logs in with.
+pub fn client_key(state: &LabState) -> PathBuf {
+    dir(state).join("id_ed25519")
+}
+
+/// Whether sshd is installed (the lab then offers its clients as MPI hosts).
+pub fn available() -> bool {
+    std::path::Path::new("/usr/sbin/sshd").exists()
+}
+
+/// Generates the lab's keys (once) and starts an sshd on every client.
+pub fn start_all(state: &mut LabState) -> Result<()> {
+    let d = dir(state);
+    std::fs::create_dir_all(&d)?;
+    let host_key = d.join("host_ed25519");
+    let key = client_key(state);
+    for k in [&host_key, &key] {
+        if !k.exists() {
+            run(
+                "ssh-keygen",
+                &[
+                    "-q",
+                    "-t",
+                    "ed25519",
+                    "-N",
+                    "",
+                    "-C",
+                    "sharebench-lab",
+                    "-f",
+                    &k.to_string_lossy(),
+                ],
+            )
+            .context("generating the lab's ssh keys")?;
+        }
+    }
+    let public = std::fs::read_to_string(key.with_extension("pub"))?;
+    let authorized = d.join("authorized_keys");
+    std::fs::write(&authorized, public)?;
+    std::fs::create_dir_all("/run/sshd")?;
+    let clients: Vec<Host> = state.topology.clients().cloned().collect();
+    for h in &clients {
+        let conf = d.join(format!("sshd-{}.conf", h.name));
+        std::fs::write(
+            &conf,
+            format!(
+                "ListenAddress {addr}\nPort 22\nHostKey {hk}\nAuthorizedKeysFile {ak}\nPermitRootLogin prohibit-password\nPasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\nPidFile none\nAllowUsers root\n",
+                addr = h.address,
+                hk = host_key.display(),
+                ak = authorized.display(),
+            ),
+        )?;
+        let log = d.join(format!("sshd-{}.log", h.name));
+        start_server(
+            state,
+            h,
+            Server {
+                name: "sshd",
+                cmd: "/usr/sbin/sshd",
+                args: vec![
+                    "-D".into(),
+                    "-e".into(),
+                    "-f".into(),
+                    conf.display().to_string(),
+                ],
+                out: log.clone(),
+                log,
+                port: 22,
+                timeout: Duration::from_secs(20),
+            },
+        )?;
+    }
+    Ok(())
+}
+
+/// The `mpirun` command line that runs `program args` on `np` of the lab's clients, as
+/// argv; run it inside the first client's namespace.
+pub fn mpirun_argv(
+    state: &LabState,
+    np: u32,
+    program: &str,
+    args: &[String],
+) -> Result<Vec<String>> {
+    let clients: Vec<&Host> = state.topology.clients().collect();
+    let hostfile = dir(state).join("hostfile");
+    let text: String = clients
+        .iter()
+        .map(|h| format!("{} slots=1\n", h.address))
+        .collect();
+    std::fs::write(&hostfile, text)?;
+    let agent = format!(
+        "ssh -i {} -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes -o ConnectTimeout=5 -o LogLevel=ERROR",
+        client_key(state).display()
+    );
+    let mut argv: Vec<String> = vec![
+        "nsenter".into(),
+        format!("--net=/run/netns/{}", netns_of(&clients[0].name)),
+        "--".into(),
+        "mpirun".into(),
+        "--allow-run-as-root".into(),
+        "--hostfile".into(),
+        hostfile.display().to_string(),
+        "-np".into(),
+        np.to_string(),
+        "--mca".into(),
+        "plm_rsh_agent".into(),
+        agent,
+        "--mca".into(),
+        "btl".into(),
+        "tcp,self".into(),
+        "--mca".into(),
+        "btl_tcp_if_include".into(),
+        "eth0".into(),
+        "--mca".into(),
+        "oob_tcp_if_include".into(),
+        "eth0".into(),
+        program.into(),
+    ];
+    argv.extend(args.iter().cloned());
+    Ok(argv)
+}
