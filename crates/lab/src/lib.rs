@@ -624,12 +624,7 @@ pub fn server_pids(state: &LabState, host: Option<&str>) -> Vec<i32> {
 /// stays up; `restart` brings the host's servers back. Returns the PIDs killed.
 pub fn crash(host: &str) -> Result<Vec<i32>> {
     let state = LabState::load()?.context("no lab is up")?;
-    let h = state
-        .topology
-        .hosts
-        .iter()
-        .find(|h| h.name == host)
-        .with_context(|| format!("no host '{host}' in the lab"))?;
+    let h = state.host(host)?;
     if h.role != topology::Role::Server {
         bail!("'{host}' is a client; only servers can be crashed");
     }
@@ -646,13 +641,7 @@ pub fn crash(host: &str) -> Result<Vec<i32>> {
 /// Starts `host`'s servers again after a crash (its image stays mounted: only processes died).
 pub fn restart(host: &str) -> Result<()> {
     let mut state = LabState::load()?.context("no lab is up")?;
-    let h = state
-        .topology
-        .hosts
-        .iter()
-        .find(|h| h.name == host)
-        .cloned()
-        .with_context(|| format!("no host '{host}' in the lab"))?;
+    let h = state.host(host)?;
     if !processes_in_namespaces(&[net::netns_of(host)]).is_empty() {
         bail!("'{host}' still has running processes; crash it first or leave it be");
     }

@@ -63,6 +63,16 @@ pub struct LabState {
 }
 
 impl LabState {
+    /// The topology's host called `name`, or an error naming it.
+    pub fn host(&self, name: &str) -> Result<crate::topology::Host> {
+        self.topology
+            .hosts
+            .iter()
+            .find(|h| h.name == name)
+            .cloned()
+            .with_context(|| format!("no host '{name}' in the lab"))
+    }
+
     pub fn dir() -> PathBuf {
         PathBuf::from(std::env::var_os("SHAREBENCH_LAB_DIR").unwrap_or_else(|| LAB_DIR.into()))
     }

@@ -37,13 +37,7 @@ pub fn wire_bytes(host: &str) -> Result<u64> {
 /// directory as seen from this machine.
 pub fn start_rsync(host: &str) -> Result<(String, PathBuf)> {
     let mut state = LabState::load()?.context("no lab is up")?;
-    let h = state
-        .topology
-        .hosts
-        .iter()
-        .find(|h| h.name == host)
-        .cloned()
-        .with_context(|| format!("no host '{host}' in the lab"))?;
+    let h = state.host(host)?;
     let url = format!("rsync://{}/{RSYNC_MODULE}/", h.address);
     let dir = state.file(format!("srv/{host}/rsync"));
     if state

@@ -48,6 +48,25 @@ pub struct CellStats {
 }
 
 impl CellStats {
+    /// A cell of one repetition with this median and nothing else recorded (for tests and
+    /// examples).
+    pub fn single(median: f64) -> CellStats {
+        CellStats {
+            values: vec![median],
+            median,
+            mean: median,
+            min: median,
+            max: median,
+            cv: None,
+            ci: None,
+            seconds: 1.0,
+            cpu_pct: None,
+            server_cpu_pct: None,
+            mib_per_cpu_s: None,
+            outliers: Vec::new(),
+        }
+    }
+
     pub fn from_records(label: &str, op: &str, key: CellKey, recs: &[&Record]) -> CellStats {
         let values: Vec<f64> = recs.iter().map(|r| r.throughput_kib_s).collect();
         let seed = stats::seed_of(&format!("{label}\u{1f}{op}\u{1f}{}\u{1f}{}", key.0, key.1));

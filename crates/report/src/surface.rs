@@ -552,20 +552,7 @@ mod tests {
     use super::*;
 
     fn stats(median: f64) -> CellStats {
-        CellStats {
-            values: vec![median],
-            median,
-            mean: median,
-            min: median,
-            max: median,
-            cv: None,
-            ci: None,
-            seconds: 1.0,
-            cpu_pct: None,
-            server_cpu_pct: None,
-            mib_per_cpu_s: None,
-            outliers: vec![],
-        }
+        CellStats::single(median)
     }
 
     fn near(a: (f64, f64), b: (f64, f64)) -> bool {

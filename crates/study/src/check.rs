@@ -788,20 +788,7 @@ mod tests {
     use super::*;
 
     fn cell(median: f64) -> CellStats {
-        CellStats {
-            values: vec![median],
-            median,
-            mean: median,
-            min: median,
-            max: median,
-            cv: None,
-            ci: None,
-            seconds: 1.0,
-            cpu_pct: None,
-            server_cpu_pct: None,
-            mib_per_cpu_s: None,
-            outliers: Vec::new(),
-        }
+        CellStats::single(median)
     }
 
     /// Records of a small matrix: `a` writes at `base_a` KiB/s with a 1% wobble per
