@@ -10,7 +10,7 @@ use crate::op::Op;
 use crate::pattern;
 use crate::plan::{CachePolicy, Cell, Plan, Workload};
 use crate::ranks::{Go, Ranks, Ready, Solo, Span};
-use crate::record::{Record, Scope, Status, ThroughputSummary, SCHEMA_VERSION};
+use crate::record::{Record, Scope, Status, ThroughputSummary};
 use crate::server_cpu;
 use crate::workdir::Workdir;
 use crate::workload::iozone::{
@@ -597,7 +597,6 @@ fn base_record(ctx: &Context, op: Op, scope: Scope, started_at: &str) -> Record 
     let plan = ctx.plan;
     let info = ctx.target.backend.info();
     Record {
-        schema: SCHEMA_VERSION,
         run_id: ctx.run_id.to_string(),
         target: ctx.target.name.clone(),
         backend: info.backend,
@@ -608,36 +607,16 @@ fn base_record(ctx: &Context, op: Op, scope: Scope, started_at: &str) -> Record 
         record_size: ctx.cell.record_size,
         threads: plan.threads,
         scope,
-        worker: None,
-        rank: None,
-        host: None,
         rep: ctx.rep,
-        bytes: 0,
-        seconds: 0.0,
-        throughput_kib_s: 0.0,
-        cpu_user_s: 0.0,
-        cpu_sys_s: 0.0,
-        cpu_total_s: 0.0,
-        cpu_util_pct: 0.0,
-        server_cpu_s: None,
-        server_cpu_util_pct: None,
-        latency: Default::default(),
-        throughput: None,
-        stonewalled: false,
         include_close: plan.timing.include_close,
         include_fsync: plan.timing.include_fsync,
         direct: plan.direct(),
         sync: plan.timing.sync,
         mmap: plan.timing.mmap,
         cache: plan.cache.name().into(),
-        cache_purge: None,
         verify: plan.verify,
-        status: Status::Ok,
-        error: None,
-        mismatch_file: None,
-        mismatch_offset: None,
         started_at: started_at.to_string(),
-        figures: Default::default(),
+        ..Record::default()
     }
 }
 

@@ -16,7 +16,7 @@ use crate::cpu::{CpuSnapshot, CpuUsage};
 use crate::engine::{Observer, RunSummary, Target};
 use crate::latency::LatencyRecorder;
 use crate::plan::Plan;
-use crate::record::{Record, Scope, Status, SCHEMA_VERSION};
+use crate::record::{Record, Status};
 use crate::server_cpu;
 use iozone::PassError;
 use std::io;
@@ -50,47 +50,19 @@ impl WorkloadRun<'_> {
     pub fn record(&self, op: &str, started_at: &str) -> Record {
         let info = self.target.backend.info();
         Record {
-            schema: SCHEMA_VERSION,
             run_id: self.run_id.to_string(),
             target: self.target.name.clone(),
             backend: info.backend,
             client: info.client,
             workload: self.plan.workload.name().into(),
             op: op.into(),
-            file_size: 0,
-            record_size: 0,
             threads: 1,
-            scope: Scope::Single,
-            worker: None,
-            rank: None,
-            host: None,
             rep: self.rep,
-            bytes: 0,
-            seconds: 0.0,
-            throughput_kib_s: 0.0,
-            cpu_user_s: 0.0,
-            cpu_sys_s: 0.0,
-            cpu_total_s: 0.0,
-            cpu_util_pct: 0.0,
-            server_cpu_s: None,
-            server_cpu_util_pct: None,
-            latency: Default::default(),
-            throughput: None,
-            stonewalled: false,
             include_close: true,
-            include_fsync: false,
-            direct: false,
             sync: self.plan.timing.sync,
-            mmap: false,
             cache: self.plan.cache.name().into(),
-            cache_purge: None,
-            verify: false,
-            status: Status::Ok,
-            error: None,
-            mismatch_file: None,
-            mismatch_offset: None,
             started_at: started_at.to_string(),
-            figures: Default::default(),
+            ..Record::default()
         }
     }
 
