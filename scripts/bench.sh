@@ -7,6 +7,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-target/release/sharebench}
 ROUNDS=${ROUNDS:-5}
+# BENCH_ONLY=fio,native,workloads,mpi runs only the named sections (default: all).
+BENCH_ONLY=${BENCH_ONLY:-fio,native,workloads,mpi}
+want() { [[ ",$BENCH_ONLY," == *",$1,"* ]]; }
 WORK=$(mktemp -d /dev/shm/sharebench-bench.XXXXXX)
 OUT=$(mktemp -d /tmp/sharebench-bench-out.XXXXXX)
 trap 'rm -rf "$WORK" "$OUT"' EXIT
@@ -57,6 +60,7 @@ print(f'{\"$label\":<34} sharebench {s/1024:10.1f} MiB/s  fio {f/1024:10.1f} MiB
 }
 
 echo "sharebench $("$BIN" --version | cut -d' ' -f2) vs $(fio --version), $(nproc) cores, ROUNDS=$ROUNDS"
+fio_bench() {
 # Per-operation overhead: null target, 4 KiB records (ops/s ratio = throughput ratio).
 compare "null 4k write (ops/s)" write write write 4k 1g null:// null /dev/null
 compare "null 4k read (ops/s)" read read read 4k 1g null:// null /dev/null
@@ -71,6 +75,8 @@ compare "tmpfs 1m read 256m" read read read 1m 256m "$WORK" psync "$F"
 # plus the record buffers (one 16 MiB record buffer per worker).
 RSS_KB=$(/usr/bin/time -f %M "$BIN" run --auto -i iozone --reps 1 --out "$OUT/auto" null:// 2>&1 >/dev/null | tail -1)
 echo "peak RSS, full --auto matrix on null://: $((RSS_KB / 1024)) MiB (limit 64 MiB + 16 MiB record buffer = 80 MiB)"
+}
+if want fio; then fio_bench; fi
 
 # Native NFS and SMB clients (crates/backends nfs.rs, smb.rs) against the command-line
 # tools of the same stacks: sequential write and read of a 256 MiB file at 1 MiB records,
@@ -206,7 +212,7 @@ native_cleanup() {
 NPIDS=()
 NDIR=
 trap 'native_cleanup; rm -rf "$WORK" "$OUT"' EXIT
-native_bench
+if want native; then native_bench; fi
 
 # --- Issue 5: metadata and small-file workloads --------------------------------------------
 # Targets: tmpfs file create and delete rates >= 1.0x fio's filecreate / filedelete engines
@@ -267,7 +273,7 @@ print(f'{\"tmpfs create $n files (ops/s, wall)\":<34} sharebench {mc:10.0f}     
 print(f'{\"tmpfs delete $n files (ops/s, wall)\":<34} sharebench {md:10.0f}        fio {fe:10.0f}        ratio {md/fe:5.2f}  (target >= 1.0)')
 print(f'{\"small-file copy 1800 files (s)\":<34} sharebench {c:10.3f} s      rsync {r:8.3f} s      ratio {c/r:5.2f}  (sharebench/rsync, target <= 1.2)')"
 }
-workloads_bench
+if want workloads; then workloads_bench; fi
 
 # --- Issue 7: multi-client coordination ------------------------------------------------------
 # Target: the start barrier and the gather of records cost under 5 ms per measurement with
@@ -285,4 +291,4 @@ mpi_bench() {
   local m; m=$(printf '%s\n' "${ms[@]}" | median)
   python3 -c "print(f'{\"mpi 3 ranks barrier+gather\":<34} {$m:8.3f} ms per measurement (target < 5 ms; $ROUNDS rounds of 300, median)')"
 }
-mpi_bench
+if want mpi; then mpi_bench; fi

@@ -160,6 +160,7 @@ fn run_with(
         backend: backend.clone(),
         workdir,
         servers: Default::default(),
+        fuse: Default::default(),
         server_view: None,
     };
     let mut obs = Collect::default();

@@ -5,11 +5,13 @@
 //! gave up). Not: what the decisions are (see `sharebench_core::ranks`).
 
 use mpi::datatype::PartitionMut;
+use mpi::point_to_point::{Destination, Source};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::Root;
 use serde::{Deserialize, Serialize};
 use sharebench_core::ranks::{self, Go, RankPart, Ranks, Ready, Span};
 use sharebench_core::record::Record;
+use std::cell::Cell;
 use std::io;
 
 /// This process's rank, its host name, and the world of all ranks.
@@ -17,7 +19,14 @@ pub struct MpiRanks {
     _universe: mpi::environment::Universe,
     world: SimpleCommunicator,
     pub host: String,
+    /// This measurement's stonewall: whether this rank posted its own, and how many
+    /// other ranks' it has received.
+    posted: Cell<bool>,
+    heard: Cell<u32>,
 }
+
+/// The tag of stonewall messages (one byte each, one per rank pair per measurement).
+const STONEWALL: mpi::Tag = 7;
 
 /// Whether this process was started by an MPI launcher (OpenMPI, PMIx, Hydra).
 pub fn launched_by_mpirun() -> bool {
@@ -79,6 +88,8 @@ impl MpiRanks {
             _universe: universe,
             world,
             host,
+            posted: Cell::new(false),
+            heard: Cell::new(0),
         })
     }
 
@@ -126,6 +137,18 @@ impl MpiRanks {
         };
         root.broadcast_into(&mut buf[..]);
         buf
+    }
+
+    /// Ends this measurement's stonewall: posts this rank's if it has not, then receives
+    /// every other rank's, so no message is left for the next measurement.
+    fn settle_stonewall(&self) {
+        self.stonewall_post();
+        while self.heard.get() + 1 < self.world.size() as u32 {
+            let (_, _) = self.world.any_process().receive_with_tag::<u8>(STONEWALL);
+            self.heard.set(self.heard.get() + 1);
+        }
+        self.posted.set(false);
+        self.heard.set(0);
     }
 
     /// One collective round: every rank's part in, rank 0's records and decision out.
@@ -219,6 +242,7 @@ impl Ranks for MpiRanks {
         span: Span,
         failed: Ready,
     ) -> io::Result<(Vec<Record>, Go)> {
+        self.settle_stonewall();
         self.round(Part {
             ready: Wire::from(&failed),
             host: self.host.clone(),
@@ -226,6 +250,27 @@ impl Ranks for MpiRanks {
             end_s: span.end_s,
             records,
         })
+    }
+
+    fn stonewall_post(&self) {
+        if self.posted.replace(true) {
+            return;
+        }
+        let me = self.world.rank();
+        for r in (0..self.world.size()).filter(|&r| r != me) {
+            self.world.process_at_rank(r).send_with_tag(&1u8, STONEWALL);
+        }
+    }
+    fn stonewall_heard(&self) -> bool {
+        if let Some((msg, _)) = self
+            .world
+            .any_process()
+            .immediate_matched_probe_with_tag(STONEWALL)
+        {
+            let (_, _) = msg.matched_receive::<u8>();
+            self.heard.set(self.heard.get() + 1);
+        }
+        self.heard.get() > 0
     }
 }
 

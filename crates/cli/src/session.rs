@@ -233,6 +233,7 @@ fn prepare_targets(names: &[String], files_prefix: &str) -> CliResult<Vec<Target
                 backend,
                 workdir,
                 servers: l.servers,
+                fuse: ProcessSet::default(), // TODO(wire): the lab target's client_pids
                 server_view: l
                     .server_path
                     .as_deref()
@@ -397,8 +398,12 @@ pub fn execute(spec: SessionSpec, on_record: &mut dyn FnMut(&Record)) -> CliResu
         coordination_ms: None,
     };
     if let Some(c) = spec.cluster {
+        let mine = Host {
+            targets: manifest.targets.clone(),
+            ..manifest.host.clone()
+        };
         manifest.hosts = c
-            .hosts(&manifest.host)
+            .hosts(&mine)
             .map_err(|e| CliError::failed(format!("MPI: {e}")))?;
     }
     let io_err = |what: &str, e: io::Error| {

@@ -24,7 +24,14 @@ fn mpirun_in(cwd: &std::path::Path, np: &str, args: &[&str]) -> std::process::Ou
     );
     Command::new("mpirun")
         .current_dir(cwd)
-        .args(["--allow-run-as-root", "--oversubscribe", "-np", np])
+        .args([
+            "--allow-run-as-root",
+            "--oversubscribe",
+            "--timeout",
+            "300",
+            "-np",
+            np,
+        ])
         .arg(env!("CARGO_BIN_EXE_sharebench"))
         .args(args)
         .env("OMPI_MCA_btl_vader_single_copy_mechanism", "none")
@@ -90,11 +97,20 @@ fn three_ranks_write_their_own_files_and_rank_0_sums_them() {
             "aggregate {children} != sum {sum}"
         );
         assert_eq!(agg["threads"], 3);
-        assert_eq!(agg["bytes"].as_u64(), Some(3 << 20));
+        // The ranks' bytes (fewer than 3 files' worth where the stonewall struck).
+        let bytes: u64 = parts.iter().map(|r| r["bytes"].as_u64().unwrap()).sum();
+        assert_eq!(agg["bytes"].as_u64(), Some(bytes));
+        assert!((1 << 20..=3 << 20).contains(&bytes), "{bytes}");
     }
     let manifest: Value =
         serde_json::from_slice(&std::fs::read(out.join("run.json")).unwrap()).unwrap();
     assert_eq!(manifest["hosts"].as_array().map(Vec::len), Some(3));
+    // Every host says how it reached each target.
+    for h in manifest["hosts"].as_array().unwrap() {
+        let t = h["targets"].as_array().unwrap();
+        assert_eq!(t.len(), 2, "{h}");
+        assert_eq!(t[1]["fs_type"], "tmpfs", "{h}");
+    }
     assert_no_workdir(shm.path());
 }
 
@@ -152,4 +168,58 @@ fn iozone_throughput_mode_under_mpirun_counts_every_ranks_workers() {
     );
     assert_eq!(text.matches("iozone test complete.").count(), 1, "{text}");
     assert_no_workdir(shm.path());
+}
+
+/// The stonewall strikes across ranks: in each measurement the first rank to finish stops
+/// the others, which record fewer bytes than the file holds and say they were stonewalled;
+/// with --no-stonewall every rank moves the whole file. Several measurements in a row
+/// also show that no stonewall message is left over for the next one (a leftover would
+/// stop the next measurement at its start, or hang the run; mpirun's timeout ends that).
+#[test]
+fn the_first_rank_to_finish_stonewalls_the_others() {
+    let file = 1u64 << 30;
+    let run = |extra: &[&str]| {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("out");
+        let mut args = vec![
+            "run",
+            "null://",
+            "-i",
+            "write,read",
+            "--file-sizes",
+            "1g",
+            "--record-sizes",
+            "4k",
+            "--reps",
+            "3",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let o = mpirun("3", &args);
+        assert!(o.status.success(), "{}\n{}", stdout(&o), stderr(&o));
+        records(&out)
+            .into_iter()
+            .filter(|r| r["scope"] == "worker")
+            .collect::<Vec<Value>>()
+    };
+    let workers = run(&[]);
+    assert_eq!(workers.len(), 2 * 3 * 3, "{workers:#?}");
+    let mut struck = 0;
+    for r in &workers {
+        let bytes = r["bytes"].as_u64().unwrap();
+        if r["stonewalled"] == true {
+            assert!(bytes < file, "a stonewalled rank moved the whole file: {r}");
+            struck += 1;
+        } else {
+            assert_eq!(bytes, file, "{r}");
+        }
+    }
+    // Three ranks on two cores never finish within half a millisecond of each other
+    // in all six measurements.
+    assert!(struck > 0, "no rank was ever stonewalled: {workers:#?}");
+    for r in run(&["--no-stonewall"]) {
+        assert_eq!(r["stonewalled"], false, "{r}");
+        assert_eq!(r["bytes"].as_u64().unwrap(), file, "{r}");
+    }
 }

@@ -29,6 +29,9 @@ pub struct Target {
     /// The target's server processes on this machine (the lab's), whose CPU is recorded
     /// with each measurement; empty for other targets.
     pub servers: server_cpu::ProcessSet,
+    /// The FUSE daemon that carries a FUSE-mounted target's I/O on this machine (the
+    /// lab's Gluster and smbnetfs mounts), whose CPU counts as client CPU; empty otherwise.
+    pub fuse: server_cpu::ProcessSet,
     /// The same files as the server stores them, where that is on this machine (a lab
     /// share's directory on its backing image): for what only the server side can
     /// measure, such as extents through FIEMAP. `None` for other targets.
@@ -452,7 +455,7 @@ fn measure(
     };
     let started_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
 
-    let (results, joined, parent_cpu, server_s) = std::thread::scope(|s| {
+    let (results, joined, parent_cpu, outside_s) = std::thread::scope(|s| {
         let handles: Vec<_> = specs
             .iter()
             .zip(files)
@@ -466,7 +469,11 @@ fn measure(
         // here covers all their work.
         let cpu0 = CpuSnapshot::now();
         let server0 = server_cpu::cpu_seconds(&ctx.target.servers);
+        let fuse0 = server_cpu::cpu_seconds(&ctx.target.fuse);
         barrier.wait();
+        if ctx.plan.stonewall && ctx.ranks.size() > 1 {
+            stonewall_across_ranks(ctx.ranks, &handles, &first_done);
+        }
         let results: Vec<Result<PassOutcome, PassError>> = handles
             .into_iter()
             .map(|h| {
@@ -476,13 +483,15 @@ fn measure(
             })
             .collect();
         let server_s = server_cpu::cpu_seconds(&ctx.target.servers) - server0;
+        let fuse_s = server_cpu::cpu_seconds(&ctx.target.fuse) - fuse0;
         (
             results,
             Instant::now(),
             CpuSnapshot::now().since(&cpu0),
-            server_s.max(0.0),
+            (server_s.max(0.0), fuse_s.max(0.0)),
         )
     });
+    let (server_s, fuse_s) = outside_s;
 
     let mut outcomes = Vec::with_capacity(workers);
     for r in results {
@@ -502,6 +511,9 @@ fn measure(
         let mut r = base(Scope::Single);
         fill_from_outcome(&mut r, o, &files[0]);
         set_server_cpu(&mut r, &ctx.target.servers, server_s, o.seconds);
+        if !ctx.target.fuse.is_empty() {
+            r.add_fuse_cpu(fuse_s);
+        }
         records.push(r);
         return (Measured::Ok(records), span);
     }
@@ -544,6 +556,9 @@ fn measure(
     agg.cpu_util_pct = crate::cpu::util_pct(parent_cpu.total_s, parent_seconds);
     agg.latency = latency.summary();
     set_server_cpu(&mut agg, &ctx.target.servers, server_s, parent_seconds);
+    if !ctx.target.fuse.is_empty() {
+        agg.add_fuse_cpu(fuse_s);
+    }
     if let Some((w, o)) = outcomes
         .iter()
         .enumerate()
@@ -555,6 +570,32 @@ fn measure(
     }
     records.push(agg);
     (Measured::Ok(records), span)
+}
+
+/// While this rank's workers run: the first of them to finish stops every rank's workers
+/// (they note their figures), and another rank's first finisher stops this rank's, so the
+/// stonewall strikes at the first finish of the whole run. Polls every half millisecond
+/// until the stonewall has struck here.
+fn stonewall_across_ranks<T>(
+    ranks: &dyn Ranks,
+    workers: &[std::thread::ScopedJoinHandle<'_, T>],
+    first_done: &AtomicBool,
+) {
+    loop {
+        // A worker that reaches the end of its file sets `first_done`.
+        if first_done.load(Ordering::Relaxed) {
+            ranks.stonewall_post();
+            return;
+        }
+        if ranks.stonewall_heard() {
+            first_done.store(true, Ordering::Relaxed);
+            return;
+        }
+        if workers.iter().all(|h| h.is_finished()) {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_micros(500));
+    }
 }
 
 /// Server CPU over the measurement, for targets whose servers run here.

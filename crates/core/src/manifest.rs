@@ -13,6 +13,11 @@ pub struct Host {
     pub cpu_model: String,
     pub cpus: usize,
     pub memory_bytes: u64,
+    /// In `Manifest::hosts` (multi-client runs): how this host reached each target, its
+    /// file system and mount options as this host saw them. Empty in `Manifest::host`,
+    /// whose targets are `Manifest::targets`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub targets: Vec<TargetManifest>,
 }
 
 impl Host {
@@ -49,6 +54,7 @@ impl Host {
                 .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
                 .map(|kb| kb * 1024)
                 .unwrap_or(0),
+            targets: Vec::new(),
         }
     }
 }

@@ -50,6 +50,15 @@ pub trait Ranks {
         span: Span,
         failed: Ready,
     ) -> io::Result<(Vec<Record>, Go)>;
+    /// Stonewalling across ranks, during a measurement (not collective): tells every other
+    /// rank that one of this rank's workers has finished, so theirs note their figures as
+    /// IOzone's stonewall does. At most once per measurement; `finish` tells them for a
+    /// rank that never did.
+    fn stonewall_post(&self) {}
+    /// Whether another rank has posted its stonewall in this measurement.
+    fn stonewall_heard(&self) -> bool {
+        false
+    }
 }
 
 /// One process, no coordination: the records pass through unchanged.

@@ -84,9 +84,16 @@ pub struct Record {
     /// records): the exact total split in getrusage's proportions, 0 when unknown.
     pub cpu_user_s: f64,
     pub cpu_sys_s: f64,
-    /// Exact CPU seconds from the CPU clock, and that over `seconds` in percent.
+    /// Exact CPU seconds from the CPU clock, and that over `seconds` in percent. For a
+    /// FUSE-mounted target they include the FUSE daemon's CPU (`fuse_cpu_s`): client CPU
+    /// is what the client machine spent, not only this process.
     pub cpu_total_s: f64,
     pub cpu_util_pct: f64,
+    /// CPU seconds of the FUSE daemon that carried a FUSE-mounted target's I/O during the
+    /// measurement (lab targets whose daemon the lab names), counted in `cpu_total_s`.
+    /// Not on `worker` records: the daemon serves every worker at once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fuse_cpu_s: Option<f64>,
     /// CPU of the target's server processes during the measurement (lab servers only):
     /// seconds, and percent of the measurement's wall time (of one core).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -171,6 +178,15 @@ pub struct WorkloadFigures {
     pub note: Option<String>,
 }
 
+impl Record {
+    /// Counts a FUSE daemon's CPU over this measurement as client CPU (see `fuse_cpu_s`).
+    pub fn add_fuse_cpu(&mut self, fuse_s: f64) {
+        self.fuse_cpu_s = Some(fuse_s);
+        self.cpu_total_s += fuse_s;
+        self.cpu_util_pct = crate::cpu::util_pct(self.cpu_total_s, self.seconds);
+    }
+}
+
 impl Default for Record {
     /// An empty single-worker measurement of this schema: no bytes, no time, status ok,
     /// cache policy `keep`. For importers and tests that fill in what they know.
@@ -198,6 +214,7 @@ impl Default for Record {
             cpu_sys_s: 0.0,
             cpu_total_s: 0.0,
             cpu_util_pct: 0.0,
+            fuse_cpu_s: None,
             server_cpu_s: None,
             server_cpu_util_pct: None,
             latency: LatencySummary::default(),
@@ -286,7 +303,7 @@ pub fn read_jsonl(path: &Path) -> io::Result<LoadedRecords> {
 }
 
 /// The CSV columns, in order: the tidy, one-row-per-record view of the schema.
-pub const CSV_COLUMNS: [&str; 51] = [
+pub const CSV_COLUMNS: [&str; 52] = [
     "run_id",
     "target",
     "backend",
@@ -338,6 +355,7 @@ pub const CSV_COLUMNS: [&str; 51] = [
     "note",
     "rank",
     "host",
+    "fuse_cpu_s",
 ];
 
 /// Writes records as CSV with `CSV_COLUMNS`.
@@ -409,6 +427,7 @@ pub fn write_csv(path: &Path, records: &[Record]) -> io::Result<()> {
             g.note.clone().unwrap_or_default(),
             r.rank.map(|x| x.to_string()).unwrap_or_default(),
             r.host.clone().unwrap_or_default(),
+            opt(r.fuse_cpu_s),
         ])?;
     }
     w.flush()

@@ -1,7 +1,8 @@
-//! CPU used by a target's server processes during a measurement, read from /proc. The
-//! servers are named by network namespace (every process inside the lab's server hosts:
-//! smbd and its per-client children, Ganesha, rpcbind, glusterd and its brick daemons) or
-//! by process group. Per process it counts user, system and reaped-children time, so a
+//! CPU used during a measurement by processes other than sharebench, read from /proc: a
+//! target's servers, and the FUSE daemon of a FUSE-mounted target (client CPU that is not
+//! this process's). Servers are named by network namespace (every process inside the lab's
+//! server hosts: smbd and its per-client children, Ganesha, rpcbind, glusterd and its brick
+//! daemons) or by process group, a FUSE daemon by PID. Per process it counts user, system and reaped-children time, so a
 //! child born and gone within the interval still counts (through its parent). Resolution
 //! is the kernel's clock tick (10 ms at CLK_TCK = 100). Only for servers on this machine.
 
@@ -15,11 +16,22 @@ pub struct ProcessSet {
     pub net_namespaces: Vec<u64>,
     /// Process group ids.
     pub groups: Vec<i32>,
+    /// Single processes (a FUSE client daemon, say).
+    #[serde(default)]
+    pub pids: Vec<i32>,
 }
 
 impl ProcessSet {
     pub fn is_empty(&self) -> bool {
-        self.net_namespaces.is_empty() && self.groups.is_empty()
+        self.net_namespaces.is_empty() && self.groups.is_empty() && self.pids.is_empty()
+    }
+
+    /// The set of the given processes.
+    pub fn of_pids(pids: &[i32]) -> ProcessSet {
+        ProcessSet {
+            pids: pids.to_vec(),
+            ..ProcessSet::default()
+        }
     }
 
     /// The set of every process in the named network namespaces (`/run/netns/NAME`).
@@ -34,7 +46,7 @@ impl ProcessSet {
             .collect();
         ProcessSet {
             net_namespaces,
-            groups: Vec::new(),
+            ..ProcessSet::default()
         }
     }
 }
@@ -75,6 +87,15 @@ pub fn cpu_seconds(set: &ProcessSet) -> f64 {
     if set.is_empty() {
         return 0.0;
     }
+    if set.net_namespaces.is_empty() && set.groups.is_empty() {
+        let ticks: u64 = set
+            .pids
+            .iter()
+            .filter_map(|p| sample_one(&p.to_string()))
+            .map(|(_, t)| t)
+            .sum();
+        return ticks as f64 / ticks_per_second();
+    }
     let ticks: u64 = std::fs::read_dir("/proc")
         .map(|d| {
             d.filter_map(|e| e.ok())
@@ -85,6 +106,7 @@ pub fn cpu_seconds(set: &ProcessSet) -> f64 {
                     }
                     let (pgrp, ticks) = sample_one(&name)?;
                     let member = set.groups.contains(&pgrp)
+                        || name.parse().is_ok_and(|pid: i32| set.pids.contains(&pid))
                         || (!set.net_namespaces.is_empty()
                             && net_namespace(&name)
                                 .is_some_and(|ns| set.net_namespaces.contains(&ns)));
@@ -111,14 +133,19 @@ mod tests {
             .unwrap();
         let set = ProcessSet {
             groups: vec![child.id() as i32],
-            net_namespaces: Vec::new(),
+            ..ProcessSet::default()
         };
-        let before = cpu_seconds(&set);
+        let by_pid = ProcessSet::of_pids(&[child.id() as i32]);
+        let (before, before_pid) = (cpu_seconds(&set), cpu_seconds(&by_pid));
         std::thread::sleep(std::time::Duration::from_millis(300));
-        let during = cpu_seconds(&set);
+        let (during, during_pid) = (cpu_seconds(&set), cpu_seconds(&by_pid));
         child.kill().ok();
         child.wait().ok();
         assert!(during > before, "before {before}, during {during}");
+        assert!(
+            during_pid > before_pid,
+            "by pid: {before_pid}, then {during_pid}"
+        );
         assert_eq!(cpu_seconds(&ProcessSet::default()), 0.0);
     }
 }

@@ -39,20 +39,38 @@ pub fn rank_hosts(hosts: &[sharebench_core::manifest::Host]) -> Option<String> {
     if hosts.is_empty() {
         return None;
     }
+    // The machine, and how it reached each target (not the working directory, which
+    // is every rank's own).
     let describe = |h: &sharebench_core::manifest::Host| {
-        format!(
+        let mut d = format!(
             "{} × {}, {}, {}",
             h.cpus,
             h.cpu_model,
             format::size(h.memory_bytes),
             h.kernel
-        )
+        );
+        for t in &h.targets {
+            d.push_str(&format!(
+                "; {} through {} on {}",
+                t.name,
+                t.client,
+                t.fs_type.as_deref().unwrap_or("?")
+            ));
+            if let Some(o) = &t.mount_options {
+                d.push_str(&format!(" ({o})"));
+            }
+        }
+        d
     };
     let mut by_host: Vec<(String, String, Vec<usize>)> = Vec::new();
     for (rank, h) in hosts.iter().enumerate() {
-        match by_host.iter_mut().find(|(name, _, _)| *name == h.hostname) {
+        let d = describe(h);
+        match by_host
+            .iter_mut()
+            .find(|(name, desc, _)| *name == h.hostname && *desc == d)
+        {
             Some((_, _, ranks)) => ranks.push(rank),
-            None => by_host.push((h.hostname.clone(), describe(h), vec![rank])),
+            None => by_host.push((h.hostname.clone(), d, vec![rank])),
         }
     }
     let mut kinds: Vec<&String> = by_host.iter().map(|(_, d, _)| d).collect();
@@ -210,6 +228,7 @@ mod tests {
             cpu_model: "cpu".into(),
             cpus,
             memory_bytes: 1 << 30,
+            targets: Vec::new(),
         }
     }
 
@@ -221,5 +240,22 @@ mod tests {
         let differ = rank_hosts(&[host("a", 2), host("b", 4)]).unwrap();
         assert!(differ.starts_with("DIFFER: "), "{differ}");
         assert_eq!(rank_hosts(&[]), None);
+        // Alike machines that mounted the target differently differ.
+        let mounted = |opts: &str| Host {
+            targets: vec![sharebench_core::manifest::TargetManifest {
+                name: "/mnt/nfs".into(),
+                client: "kernel-nfs".into(),
+                fs_type: Some("nfs4".into()),
+                mount_options: Some(opts.into()),
+                ..Default::default()
+            }],
+            ..host("a", 2)
+        };
+        let differ = rank_hosts(&[mounted("rw,sync"), mounted("rw,async")]).unwrap();
+        assert!(differ.starts_with("DIFFER: "), "{differ}");
+        assert!(
+            differ.contains("/mnt/nfs through kernel-nfs on nfs4 (rw,async)"),
+            "{differ}"
+        );
     }
 }

@@ -448,7 +448,8 @@ impl<'a> Pass<'a> {
             .finished
             .unwrap_or_else(|| (Instant::now(), CpuSnapshot::thread_now()));
         let (bytes, until, cpu_until, stonewalled) = match self.snapshot {
-            Some((b, t, c)) if b < self.bytes => (b, t, c, true),
+            // A writer went on uncounted; a reader stopped there, short of the file's end.
+            Some((b, t, c)) if b < self.bytes || b < self.spec.cell.file_size => (b, t, c, true),
             _ => (self.bytes, finished, cpu_end, false),
         };
         PassOutcome {

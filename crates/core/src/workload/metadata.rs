@@ -441,6 +441,7 @@ fn emit(
             seconds,
             cpu,
             server_s: end.server_s * share,
+            fuse_s: end.fuse_s * share,
         };
         w.close_span(&mut r, &ends);
         r.figures.test = Some(test.into());

@@ -83,6 +83,7 @@ impl WorkloadRun<'_> {
             wall: Instant::now(),
             cpu: CpuSnapshot::now(),
             server: server_cpu::cpu_seconds(&self.target.servers),
+            fuse: server_cpu::cpu_seconds(&self.target.fuse),
         }
     }
 
@@ -94,6 +95,9 @@ impl WorkloadRun<'_> {
             r.server_cpu_s = Some(s.server_s);
             r.server_cpu_util_pct = Some(crate::cpu::util_pct(s.server_s, s.seconds));
         }
+        if !self.target.fuse.is_empty() {
+            r.add_fuse_cpu(s.fuse_s);
+        }
     }
 
     pub fn finish(&self, span: Span) -> SpanEnd {
@@ -102,11 +106,13 @@ impl WorkloadRun<'_> {
         } else {
             (server_cpu::cpu_seconds(&self.target.servers) - span.server).max(0.0)
         };
+        let fuse_s = (server_cpu::cpu_seconds(&self.target.fuse) - span.fuse).max(0.0);
         SpanEnd {
             started_at: span.started_at,
             seconds: span.wall.elapsed().as_secs_f64(),
             cpu: CpuSnapshot::now().since(&span.cpu),
             server_s,
+            fuse_s,
         }
     }
 
@@ -134,6 +140,7 @@ pub struct Span {
     wall: Instant,
     cpu: CpuSnapshot,
     server: f64,
+    fuse: f64,
 }
 
 /// A finished measurement's time and CPU.
@@ -142,6 +149,8 @@ pub struct SpanEnd {
     pub seconds: f64,
     pub cpu: CpuUsage,
     pub server_s: f64,
+    /// The FUSE daemon's CPU (see `Record::fuse_cpu_s`).
+    pub fuse_s: f64,
 }
 
 pub fn set_cpu(r: &mut Record, cpu: &CpuUsage, seconds: f64) {

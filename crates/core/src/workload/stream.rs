@@ -439,6 +439,7 @@ fn emit_with(
             seconds,
             cpu: end.cpu,
             server_s: end.server_s,
+            fuse_s: end.fuse_s,
         };
         w.close_span(&mut agg, &span);
         agg.throughput_kib_s = if seconds > 0.0 {
@@ -453,6 +454,9 @@ fn emit_with(
         if !w.target.servers.is_empty() {
             r.server_cpu_s = Some(end.server_s);
             r.server_cpu_util_pct = Some(crate::cpu::util_pct(end.server_s, r.seconds));
+        }
+        if !w.target.fuse.is_empty() {
+            r.add_fuse_cpu(end.fuse_s);
         }
     }
     if let Some(fnote) = &frag_note {

@@ -112,6 +112,7 @@ pub fn write_dir(
             cpu_model: "Test CPU".into(),
             cpus: 4,
             memory_bytes: 8 << 30,
+            targets: Vec::new(),
         },
         hosts: Vec::new(),
         targets: vec![TargetManifest {
