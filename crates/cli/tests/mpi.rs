@@ -223,3 +223,85 @@ fn the_first_rank_to_finish_stonewalls_the_others() {
         assert_eq!(r["bytes"].as_u64().unwrap(), file, "{r}");
     }
 }
+
+/// The metadata and stream workloads under mpirun: every rank runs the same tests on its
+/// own files, each test starting on all ranks together; rank 0 writes one worker record
+/// per rank and an aggregate whose counts and rates are the ranks' sums (mdtest's way).
+#[test]
+fn metadata_and_stream_workloads_add_up_across_ranks() {
+    let shm = shm_dir();
+    for (workload, extra) in [
+        ("metadata", &["--counts", "40", "--file-sizes", "64k"][..]),
+        (
+            "stream",
+            &[
+                "--streams",
+                "2",
+                "--stream-size",
+                "2m",
+                "--bitrate",
+                "1gbit",
+            ][..],
+        ),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("out");
+        let mut args = vec![
+            "run",
+            "-w",
+            workload,
+            "-n",
+            "1",
+            "-o",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        args.push(shm.path().to_str().unwrap());
+        let o = mpirun("3", &args);
+        assert!(o.status.success(), "{workload}: {}", stderr(&o));
+        let recs = records(&out);
+        let aggs: Vec<&Value> = recs.iter().filter(|r| r["scope"] == "aggregate").collect();
+        assert!(!aggs.is_empty(), "{workload}: no aggregate");
+        assert!(recs.iter().all(|r| r["status"] == "ok"), "{workload}");
+        for agg in aggs {
+            // The records just before an aggregate are its workers, numbered across ranks.
+            let at = recs.iter().position(|r| std::ptr::eq(r, agg)).unwrap();
+            let n = agg["threads"].as_u64().unwrap() as usize;
+            let workers = &recs[at - n..at];
+            let ranks: std::collections::BTreeSet<u64> = workers
+                .iter()
+                .map(|r| r["rank"].as_u64().unwrap())
+                .collect();
+            assert_eq!(ranks.len(), 3, "{workload}: {agg}");
+            assert!(
+                workers.iter().all(|r| r["op"] == agg["op"]),
+                "{workload}: {agg}"
+            );
+            let sum = |key: &str| -> f64 { workers.iter().filter_map(|r| r[key].as_f64()).sum() };
+            // A stream rank's own aggregate is its bytes over its wall time, not the sum
+            // of its streams' rates: the cross-rank one adds those up, not the streams'.
+            let keys: &[&str] = if workload == "stream" {
+                &["bytes", "count"]
+            } else {
+                &["bytes", "count", "ops_per_s", "throughput_kib_s"]
+            };
+            for &key in keys {
+                if let Some(a) = agg[key].as_f64() {
+                    assert!(
+                        (a - sum(key)).abs() <= 1e-6 * a.max(1.0),
+                        "{workload} {key}: {agg}"
+                    );
+                }
+            }
+        }
+        if workload == "metadata" {
+            let creates = recs
+                .iter()
+                .find(|r| r["scope"] == "aggregate" && r["op"] == "create-file")
+                .unwrap();
+            assert_eq!(creates["count"], 120, "{creates}");
+            assert_eq!(creates["threads"], 3);
+        }
+    }
+    assert_no_workdir(shm.path());
+}

@@ -89,8 +89,7 @@ pub fn run(
 }
 
 /// `run` as one rank of a multi-client run: every measurement starts on all ranks
-/// together, and `ranks` hands rank 0 everyone's records (see `ranks`). The matrix
-/// workload only: the others run on one client.
+/// together, and `ranks` hands rank 0 everyone's records (see `ranks`).
 pub fn run_ranked(
     plan: &Plan,
     targets: &[Target],
@@ -100,13 +99,7 @@ pub fn run_ranked(
     ranks: &dyn Ranks,
 ) -> io::Result<RunSummary> {
     if plan.workload != Workload::Iozone {
-        if ranks.size() > 1 {
-            return Err(io::Error::other(format!(
-                "the {} workload runs on one client; multi-client runs measure the matrix (--workload iozone)",
-                plan.workload.name()
-            )));
-        }
-        return run_workload(plan, targets, run_id, cancel, observer);
+        return run_workload(plan, targets, run_id, cancel, observer, ranks);
     }
     let mut summary = RunSummary::default();
     let mut dead = vec![false; targets.len()];
@@ -158,19 +151,35 @@ pub fn preflight(plan: &Plan, target: &Target) -> Result<(), String> {
 }
 
 /// The metadata, smallfiles and stream workloads: repetitions outermost, then targets, so
-/// targets are interleaved in time as with IOzone's matrix.
+/// targets are interleaved in time as with IOzone's matrix. In a multi-client run every
+/// rank runs the same workload on its own files, each measurement starting together
+/// (`WorkloadRun::start_together`), and a target any rank cannot use is given up by all.
 fn run_workload(
     plan: &Plan,
     targets: &[Target],
     run_id: &str,
     cancel: &AtomicBool,
     observer: &mut dyn Observer,
+    ranks: &dyn Ranks,
 ) -> io::Result<RunSummary> {
-    use crate::workload::{self, iozone::PassError, WorkloadRun};
+    use crate::workload::{self, iozone::PassError, Gather, WorkloadRun};
     let mut summary = RunSummary::default();
     let mut dead = vec![false; targets.len()];
     for (t, target) in targets.iter().enumerate() {
-        if let Err(why) = preflight(plan, target) {
+        let checked = preflight(plan, target);
+        let ready = match &checked {
+            Ok(()) => Ready::Yes,
+            Err(why) => Ready::No(why.clone()),
+        };
+        let failed = match (checked, ranks.start(ready)?) {
+            (_, Go::Interrupted) => {
+                summary.interrupted = true;
+                return Ok(summary);
+            }
+            (_, Go::Stop(why)) | (Err(why), Go::On) => Some(why),
+            (Ok(()), Go::On) => None,
+        };
+        if let Some(why) = failed {
             dead[t] = true;
             observer.warn(&why);
             let mut w = WorkloadRun {
@@ -182,6 +191,8 @@ fn run_workload(
                 observer: &mut *observer,
                 summary: &mut summary,
                 phase: String::new(),
+                ranks,
+                gather: Gather::default(),
             };
             let mut r = w.record("preflight", &workload::now_rfc3339());
             r.status = Status::Failed;
@@ -206,16 +217,20 @@ fn run_workload(
                 observer: &mut *observer,
                 summary: &mut summary,
                 phase: String::new(),
+                ranks,
+                gather: Gather::default(),
             };
             let ran = match &plan.workload {
                 Workload::Iozone => Ok(()),
                 Workload::Metadata(p) => workload::metadata::run(&mut w, p),
                 Workload::Smallfiles(p) => workload::smallfiles::run(&mut w, p),
                 Workload::Stream(p) => workload::stream::run(&mut w, p),
-            };
+            }
+            .and_then(|()| w.settle(Ready::Yes));
             match ran {
                 Ok(()) => {}
                 Err(PassError::Interrupted) => {
+                    w.abandon(Ready::Interrupted)?;
                     summary.interrupted = true;
                     return Ok(summary);
                 }
@@ -228,6 +243,7 @@ fn run_workload(
                         Err(PassError::Io(e)) => return Err(e),
                         Err(PassError::Interrupted) => {}
                     }
+                    w.abandon(Ready::No(e.to_string()))?;
                     dead[t] = true;
                     observer.warn(&format!(
                         "{}: giving up on this target after an error: {e}",

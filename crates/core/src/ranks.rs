@@ -104,6 +104,13 @@ pub struct RankPart {
 /// every worker's throughput, parent-sees the bytes over the time from the first rank's
 /// start to the last rank's end. A failed or unverified rank record is kept as it is.
 pub fn merge(parts: Vec<RankPart>) -> Vec<Record> {
+    let other_workload = parts
+        .iter()
+        .flat_map(|p| &p.records)
+        .any(|r| !r.workload.is_empty() && r.workload != "iozone");
+    if other_workload {
+        return merge_by_position(parts);
+    }
     let mut out = Vec::new();
     let mut workers: Vec<Record> = Vec::new();
     let mut per_rank_threads = 1;
@@ -168,6 +175,7 @@ pub fn merge(parts: Vec<RankPart>) -> Vec<Record> {
         min_xfer_bytes: workers.iter().map(|r| r.bytes).min().unwrap_or(0),
     });
     agg.stonewalled = workers.iter().any(|r| r.stonewalled);
+    agg.latency = merge_latency(&workers.iter().collect::<Vec<_>>());
     agg.cpu_user_s = workers.iter().map(|r| r.cpu_user_s).sum();
     agg.cpu_sys_s = workers.iter().map(|r| r.cpu_sys_s).sum();
     agg.cpu_total_s = workers.iter().map(|r| r.cpu_total_s).sum();
@@ -183,6 +191,141 @@ pub fn merge(parts: Vec<RankPart>) -> Vec<Record> {
     out.extend(workers);
     out.push(agg);
     out
+}
+
+/// The metadata, smallfiles and stream workloads: every rank took the same measurement
+/// and emitted the same records in the same order, so the i-th records of all ranks are
+/// one figure seen by each client. Each rank's record becomes a `worker` record (with rank
+/// and host; a stream's own workers are numbered across ranks, its per-rank aggregate
+/// gives way), followed by one cross-rank `aggregate` (see `sum_of_ranks`). Where the
+/// ranks' records do not line up (a rank failed part-way), every record is kept as its
+/// rank sent it, and no aggregate is made.
+fn merge_by_position(parts: Vec<RankPart>) -> Vec<Record> {
+    let tag = |part: &RankPart, mut r: Record| {
+        r.rank = Some(part.rank);
+        r.host = Some(part.host.clone());
+        r
+    };
+    let n = parts.first().map_or(0, |p| p.records.len());
+    let aligned = parts.iter().all(|p| {
+        p.records.len() == n
+            && p.records.iter().all(|r| r.status != Status::Failed)
+            && p.records
+                .iter()
+                .zip(&parts[0].records)
+                .all(|(a, b)| a.op == b.op && a.scope == b.scope)
+    });
+    if !aligned {
+        return parts
+            .iter()
+            .flat_map(|p| p.records.iter().map(|r| tag(p, r.clone())))
+            .collect();
+    }
+    let per_rank = parts[0]
+        .records
+        .iter()
+        .filter(|r| r.scope == Scope::Worker)
+        .count()
+        .max(1) as u32;
+    let ranks = parts.len() as u32;
+    let mut out = Vec::new();
+    for i in 0..n {
+        let column: Vec<(&RankPart, &Record)> = parts.iter().map(|p| (p, &p.records[i])).collect();
+        match column[0].1.scope {
+            Scope::Worker => {
+                for (p, r) in column {
+                    let mut r = tag(p, r.clone());
+                    r.worker = Some(p.rank * per_rank + r.worker.unwrap_or(0));
+                    r.threads = per_rank * ranks;
+                    out.push(r);
+                }
+            }
+            Scope::Aggregate => out.push(sum_of_ranks(&column, per_rank * ranks)),
+            Scope::Single => {
+                for (p, r) in &column {
+                    let mut r = tag(p, (*r).clone());
+                    r.scope = Scope::Worker;
+                    r.worker = Some(p.rank);
+                    r.threads = ranks;
+                    out.push(r);
+                }
+                out.push(sum_of_ranks(&column, ranks));
+            }
+        }
+    }
+    out
+}
+
+/// One figure over every rank, as mdtest and IOzone's cluster mode add clients up: bytes,
+/// counts, files, streams, rates and CPU are summed; seconds is the slowest rank's;
+/// server CPU (one server, sampled by every rank over the same time) is the largest
+/// sample; the worst stream's rate is the worst of all; extents are averaged. Latency:
+/// count and mean over all calls, the maximum of maxima, and each percentile the worst
+/// rank's (an upper bound: the histograms themselves do not travel).
+fn sum_of_ranks(column: &[(&RankPart, &Record)], threads: u32) -> Record {
+    let recs: Vec<&Record> = column.iter().map(|(_, r)| *r).collect();
+    let sum = |f: fn(&Record) -> f64| recs.iter().map(|r| f(r)).sum::<f64>();
+    let sum_opt = |f: fn(&Record) -> Option<f64>| -> Option<f64> {
+        recs.iter().map(|r| f(r)).sum::<Option<f64>>()
+    };
+    let max = |f: fn(&Record) -> f64| recs.iter().map(|r| f(r)).fold(0.0, f64::max);
+    let mut agg = recs[0].clone();
+    agg.scope = Scope::Aggregate;
+    agg.worker = None;
+    agg.rank = None;
+    agg.host = None;
+    agg.threads = threads;
+    agg.bytes = recs.iter().map(|r| r.bytes).sum();
+    agg.seconds = max(|r| r.seconds);
+    agg.throughput_kib_s = sum(|r| r.throughput_kib_s);
+    agg.cpu_user_s = sum(|r| r.cpu_user_s);
+    agg.cpu_sys_s = sum(|r| r.cpu_sys_s);
+    agg.cpu_total_s = sum(|r| r.cpu_total_s);
+    agg.cpu_util_pct = crate::cpu::util_pct(agg.cpu_total_s, agg.seconds);
+    agg.fuse_cpu_s = sum_opt(|r| r.fuse_cpu_s);
+    agg.server_cpu_s = recs.iter().filter_map(|r| r.server_cpu_s).reduce(f64::max);
+    agg.server_cpu_util_pct = agg
+        .server_cpu_s
+        .map(|s| crate::cpu::util_pct(s, agg.seconds));
+    agg.stonewalled = recs.iter().any(|r| r.stonewalled);
+    let g = &mut agg.figures;
+    g.count = recs.iter().map(|r| r.figures.count).sum();
+    g.files = recs.iter().map(|r| r.figures.files).sum();
+    g.dirs = recs.iter().map(|r| r.figures.dirs).sum();
+    g.ops_per_s = sum_opt(|r| r.figures.ops_per_s);
+    g.streams = recs.iter().map(|r| r.figures.streams).sum();
+    g.achieved_bps = recs
+        .iter()
+        .filter_map(|r| r.figures.achieved_bps)
+        .reduce(f64::min);
+    g.extents_per_file = sum_opt(|r| r.figures.extents_per_file).map(|s| s / recs.len() as f64);
+    g.extents_max = recs.iter().filter_map(|r| r.figures.extents_max).max();
+    agg.latency = merge_latency(&recs);
+    agg
+}
+
+/// Latency over ranks' summaries (see `sum_of_ranks`).
+fn merge_latency(recs: &[&Record]) -> crate::latency::LatencySummary {
+    let count: u64 = recs.iter().map(|r| r.latency.lat_count).sum();
+    let worst = |f: fn(&crate::latency::LatencySummary) -> f64| {
+        recs.iter().map(|r| f(&r.latency)).fold(0.0, f64::max)
+    };
+    crate::latency::LatencySummary {
+        lat_count: count,
+        lat_mean_us: if count > 0 {
+            recs.iter()
+                .map(|r| r.latency.lat_mean_us * r.latency.lat_count as f64)
+                .sum::<f64>()
+                / count as f64
+        } else {
+            0.0
+        },
+        lat_p50_us: worst(|l| l.lat_p50_us),
+        lat_p90_us: worst(|l| l.lat_p90_us),
+        lat_p99_us: worst(|l| l.lat_p99_us),
+        lat_p999_us: worst(|l| l.lat_p999_us),
+        lat_max_us: worst(|l| l.lat_max_us),
+    }
 }
 
 #[cfg(test)]
@@ -231,6 +374,66 @@ mod tests {
         assert_eq!(out[2].rank, Some(2));
         assert_eq!(out[2].host.as_deref(), Some("h2"));
         assert_eq!(out[2].worker, Some(2));
+    }
+
+    #[test]
+    fn workload_records_add_up_by_position() {
+        let meta = |rank: u32| {
+            let mut r = single(0, 1.0 + f64::from(rank));
+            r.workload = "metadata".into();
+            r.op = "create".into();
+            r.figures.count = Some(100);
+            r.figures.ops_per_s = Some(100.0 / (1.0 + f64::from(rank)));
+            r.server_cpu_s = Some(0.1 * f64::from(rank + 1));
+            r.latency.lat_count = 100;
+            r.latency.lat_mean_us = 10.0 * f64::from(rank + 1);
+            r.latency.lat_p99_us = 50.0 * f64::from(rank + 1);
+            r
+        };
+        let parts = (0..2)
+            .map(|rank| RankPart {
+                rank,
+                host: format!("h{rank}"),
+                records: vec![meta(rank)],
+                span: Span::default(),
+            })
+            .collect();
+        let out = merge(parts);
+        assert_eq!(out.len(), 3);
+        assert_eq!(out[1].scope, Scope::Worker);
+        assert_eq!((out[1].rank, out[1].worker), (Some(1), Some(1)));
+        let agg = &out[2];
+        assert_eq!(agg.scope, Scope::Aggregate);
+        assert_eq!(agg.threads, 2);
+        assert_eq!(agg.figures.count, Some(200));
+        assert_eq!(agg.figures.ops_per_s, Some(150.0));
+        assert_eq!(agg.seconds, 2.0);
+        assert_eq!(agg.server_cpu_s, Some(0.2));
+        assert_eq!(agg.latency.lat_count, 200);
+        assert_eq!(agg.latency.lat_mean_us, 15.0);
+        assert_eq!(agg.latency.lat_p99_us, 100.0);
+
+        // A rank that failed part-way: nothing is added up, nothing is lost.
+        let mut failed = meta(1);
+        failed.status = Status::Failed;
+        let parts = vec![
+            RankPart {
+                rank: 0,
+                host: "h0".into(),
+                records: vec![meta(0), meta(0)],
+                span: Span::default(),
+            },
+            RankPart {
+                rank: 1,
+                host: "h1".into(),
+                records: vec![failed],
+                span: Span::default(),
+            },
+        ];
+        let out = merge(parts);
+        assert_eq!(out.len(), 3);
+        assert!(out.iter().all(|r| r.scope != Scope::Aggregate));
+        assert_eq!(out[2].rank, Some(1));
     }
 
     #[test]

@@ -352,6 +352,7 @@ pub fn run(w: &mut WorkloadRun, p: &MetadataParams) -> Result<(), PassError> {
         for test in ["test1", "test2"] {
             w.phase = test.into();
             let mut m = OpMeter::default();
+            w.start_together()?;
             let span = w.span();
             if test == "test1" {
                 test1(w.backend(), &dir, levels, files, dirs, &mut m, cancel)?;
@@ -388,6 +389,7 @@ pub fn run(w: &mut WorkloadRun, p: &MetadataParams) -> Result<(), PassError> {
             for &size in &p.file_sizes {
                 w.phase = "test5".into();
                 let mut m = OpMeter::default();
+                w.start_together()?;
                 let span = w.span();
                 let r = test5(w.backend(), &base, size, p.io_size, &mut m, cancel)?;
                 let end = w.finish(span);
@@ -400,6 +402,7 @@ pub fn run(w: &mut WorkloadRun, p: &MetadataParams) -> Result<(), PassError> {
         }
         w.phase = (*test).into();
         let mut m = OpMeter::default();
+        w.start_together()?;
         let span = w.span();
         f(w.backend(), &base, p, &mut m, cancel)?;
         let end = w.finish(span);

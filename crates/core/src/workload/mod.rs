@@ -16,6 +16,7 @@ use crate::cpu::{CpuSnapshot, CpuUsage};
 use crate::engine::{Observer, RunSummary, Target};
 use crate::latency::LatencyRecorder;
 use crate::plan::Plan;
+use crate::ranks::{Go, Ranks, Ready};
 use crate::record::{Record, Status};
 use crate::server_cpu;
 use iozone::PassError;
@@ -34,6 +35,19 @@ pub struct WorkloadRun<'a> {
     pub summary: &'a mut RunSummary,
     /// The operation under way, named in the failed record if it fails.
     pub phase: String,
+    /// The clients of a multi-client run (`Solo` for one).
+    pub ranks: &'a dyn Ranks,
+    pub gather: Gather,
+}
+
+/// A multi-client run's measurement under way across ranks: its records wait here for the
+/// gather, which comes at the start of the next measurement (so every rank's records of
+/// one measurement travel together) or at the end of the workload.
+#[derive(Default)]
+pub struct Gather {
+    open: Option<Vec<Record>>,
+    /// The ranks decided together to give the target up: this rank owes them nothing.
+    decided: bool,
 }
 
 impl WorkloadRun<'_> {
@@ -66,12 +80,38 @@ impl WorkloadRun<'_> {
         }
     }
 
-    /// Writes a record and counts it.
+    /// Writes a record and counts it; in a multi-client run, keeps it for the gather.
     pub fn emit(&mut self, r: &Record) -> Result<(), PassError> {
+        if let Some(open) = &mut self.gather.open {
+            open.push(r.clone());
+            return Ok(());
+        }
+        self.write(r)
+    }
+
+    fn write(&mut self, r: &Record) -> Result<(), PassError> {
         self.observer.record(r).map_err(PassError::Io)?;
         self.summary.records += 1;
         if r.status == Status::Failed {
             self.summary.failed += 1;
+        }
+        Ok(())
+    }
+
+    /// Before each measurement. In a multi-client run it gathers the last measurement's
+    /// records, then every rank starts together (or, if a rank failed or was interrupted,
+    /// none does); for one client it does nothing.
+    pub fn start_together(&mut self) -> Result<(), PassError> {
+        if self.ranks.size() > 1 {
+            self.settle(Ready::Yes)?;
+            let ready = if self.cancel.load(Ordering::Relaxed) {
+                Ready::Interrupted
+            } else {
+                Ready::Yes
+            };
+            let go = self.ranks.start(ready)?;
+            self.decide(go)?;
+            self.gather.open = Some(Vec::new());
         }
         Ok(())
     }
@@ -85,6 +125,52 @@ impl WorkloadRun<'_> {
             server: server_cpu::cpu_seconds(&self.target.servers),
             fuse: server_cpu::cpu_seconds(&self.target.fuse),
         }
+    }
+
+    /// Multi-client runs: ends the measurement under way on every rank. Rank 0 writes
+    /// every rank's records (merged, see `ranks::merge`); a rank's failure or Ctrl-C ends
+    /// the target on every rank. Does nothing when no measurement is under way.
+    pub fn settle(&mut self, mine: Ready) -> Result<(), PassError> {
+        let Some(records) = self.gather.open.take() else {
+            return Ok(());
+        };
+        let (merged, go) = self
+            .ranks
+            .finish(records, crate::ranks::Span::default(), mine)?;
+        for r in &merged {
+            self.write(r)?;
+        }
+        self.decide(go)
+    }
+
+    fn decide(&mut self, go: Go) -> Result<(), PassError> {
+        match go {
+            Go::On => Ok(()),
+            Go::Stop(why) => {
+                self.gather.decided = true;
+                Err(PassError::Io(io::Error::other(why)))
+            }
+            Go::Interrupted => {
+                self.gather.decided = true;
+                Err(PassError::Interrupted)
+            }
+        }
+    }
+
+    /// After this rank's own error or Ctrl-C (`why`): tells the other ranks, at the
+    /// collective they are waiting in, so all give the target up together. Nothing to do
+    /// for one client, or when the ranks decided it together.
+    pub fn abandon(&mut self, why: Ready) -> io::Result<()> {
+        if self.ranks.size() == 1 || self.gather.decided {
+            return Ok(());
+        }
+        self.gather.decided = true;
+        if self.gather.open.is_some() {
+            // This rank gives up whatever the others say.
+            let _ = self.settle(why);
+            return Ok(());
+        }
+        self.ranks.start(why).map(|_| ())
     }
 
     /// Fills time, CPU and server CPU of `r` from a finished span.

@@ -314,6 +314,7 @@ pub fn run(w: &mut WorkloadRun, p: &SmallfilesParams) -> Result<(), PassError> {
         w.phase = phase.into();
         check(cancel)?;
         let mut m = OpMeter::default();
+        w.start_together()?;
         let span = w.span();
         let b = w.backend();
         let sync = w.plan.timing.sync;
@@ -346,6 +347,7 @@ pub fn run(w: &mut WorkloadRun, p: &SmallfilesParams) -> Result<(), PassError> {
             w.phase = op.clone();
             check(cancel)?;
             let (u0, s0) = children_cpu();
+            w.start_together()?;
             let span = w.span();
             let from = format!(
                 "{}/",

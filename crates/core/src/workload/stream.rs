@@ -200,11 +200,12 @@ type StreamFn = fn(
 
 /// Runs one stream function on every file at once.
 fn together(
-    w: &WorkloadRun,
+    w: &mut WorkloadRun,
     files: &[String],
     p: &StreamParams,
     f: StreamFn,
 ) -> Result<(Vec<StreamOutcome>, super::SpanEnd), PassError> {
+    w.start_together()?;
     let b = w.backend();
     let cancel = w.cancel;
     let barrier = Barrier::new(files.len() + 1);
