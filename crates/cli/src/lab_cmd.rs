@@ -14,7 +14,8 @@ pub struct LabArgs {
 
 #[derive(Subcommand, Debug)]
 pub enum LabCommand {
-    /// Start the lab: namespaces, backing images, Samba (with an MS-DFS root) and NFS-Ganesha
+    /// Start the lab: namespaces, backing images, Samba (with an MS-DFS root), NFS-Ganesha,
+    /// GlusterFS, and FUSE mounts of Gluster and (smbnetfs) of SMB
     Up {
         /// Topology file (TOML, see docs/lab.md); default: the seed's Table I
         #[arg(long, value_name = "FILE")]
@@ -22,7 +23,8 @@ pub enum LabCommand {
         /// File system of the servers' backing images
         #[arg(long, default_value = "xfs", value_parser = ["xfs", "ext4", "ext3", "btrfs"])]
         fs: String,
-        /// Bandwidth of each client's link (tbf; delay cannot be emulated on this kernel)
+        /// Bandwidth of every host's link, clients' and servers', both directions (tbf;
+        /// delay cannot be emulated on this kernel)
         #[arg(long, default_value = "unlimited", value_parser = ["10mbit", "100mbit", "1gbit", "10gbit", "unlimited"])]
         link: String,
         /// Size of each server's (sparse) backing image
@@ -35,6 +37,9 @@ pub enum LabCommand {
         /// Samba reserves a file's blocks as it grows (`strict allocate = yes`)
         #[arg(long)]
         strict_allocate: bool,
+        /// Do not mount the SMB shares with smbnetfs (no target lab:smb-fuse)
+        #[arg(long)]
+        no_smb_fuse: bool,
     },
     /// Show hosts, servers, targets and link shaping
     Status {
@@ -86,6 +91,7 @@ pub fn main(args: LabArgs) -> CliResult<()> {
             image_size,
             write_order,
             strict_allocate,
+            no_smb_fuse,
         } => {
             let state = lab::up(&UpOptions {
                 topology,
@@ -94,6 +100,7 @@ pub fn main(args: LabArgs) -> CliResult<()> {
                 image_size,
                 write_order,
                 strict_allocate,
+                smb_fuse: !no_smb_fuse,
             })
             .map_err(fail)?;
             let _ = writeln!(
@@ -123,7 +130,7 @@ pub fn main(args: LabArgs) -> CliResult<()> {
             };
             let _ = writeln!(
                 out,
-                "lab {} in {} (fs {}, client links {})",
+                "lab {} in {} (fs {}, every link {})",
                 s.phase,
                 s.directory.display(),
                 s.fs,
@@ -165,10 +172,16 @@ pub fn main(args: LabArgs) -> CliResult<()> {
                 s.credentials_file.display()
             );
             for t in &s.targets {
-                let via = if t.client_netns.is_empty() {
-                    "FUSE mount, its client in a lab namespace".to_string()
-                } else {
+                let via = if !t.client_netns.is_empty() {
                     format!("client in {}", t.client_netns)
+                } else if !t.client_pids.is_empty() {
+                    let pids: Vec<String> = t.client_pids.iter().map(|p| p.to_string()).collect();
+                    format!(
+                        "FUSE mount, its client (pid {}) in a lab namespace",
+                        pids.join(", ")
+                    )
+                } else {
+                    "a directory on this machine".to_string()
                 };
                 let _ = writeln!(out, "  {:<20} {}  ({via})", t.name, t.url);
             }
@@ -234,6 +247,7 @@ fn mpirun(np: u32, args: &[String]) -> CliResult<()> {
             "the lab's clients run no sshd (install openssh-server: scripts/install-deps.sh, then lab down and up)",
         ));
     }
+    sharebench_lab::ssh::check_hosts(&state, np).map_err(|e| CliError::failed(format!("{e:#}")))?;
     let me = std::env::current_exe()
         .map_err(|e| CliError::failed(format!("cannot find this program: {e}")))?;
     let argv =

@@ -148,6 +148,8 @@ struct Located {
     netns: Option<String>,
     env: Vec<(String, String)>,
     servers: ProcessSet,
+    /// The FUSE daemon of a FUSE-mounted lab target (its CPU is client CPU).
+    fuse: ProcessSet,
     /// The server's own view of the target's files, where the lab has one.
     server_path: Option<std::path::PathBuf>,
 }
@@ -159,6 +161,7 @@ fn locate(name: &str) -> Result<Located, String> {
             netns: None,
             env: Vec::new(),
             servers: ProcessSet::default(),
+            fuse: ProcessSet::default(),
             server_path: None,
         });
     }
@@ -184,6 +187,7 @@ fn locate(name: &str) -> Result<Located, String> {
         netns,
         env: t.env,
         servers,
+        fuse: ProcessSet::of_pids(&t.client_pids),
         server_path: t.server_path,
     })
 }
@@ -233,7 +237,7 @@ fn prepare_targets(names: &[String], files_prefix: &str) -> CliResult<Vec<Target
                 backend,
                 workdir,
                 servers: l.servers,
-                fuse: ProcessSet::default(), // TODO(wire): the lab target's client_pids
+                fuse: l.fuse,
                 server_view: l
                     .server_path
                     .as_deref()

@@ -88,7 +88,7 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
         "{status}"
     );
     assert!(services.iter().all(|s| s["running"] == true));
-    let pids: Vec<i64> = services
+    let mut pids: Vec<i64> = services
         .iter()
         .map(|s| s["pid"].as_i64().unwrap())
         .collect();
@@ -109,9 +109,34 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
             "lab:dfs-smb",
             "lab:gluster",
             "lab:gluster-replica",
+            "lab:smb-fuse",
             "lab:disk"
         ]
     );
+    // FUSE targets name the client processes that carry their I/O (their CPU is client
+    // CPU): the FUSE daemon, alive, serving that mount. Native clients run in sharebench.
+    for t in status["targets"].as_array().unwrap() {
+        let name = t["name"].as_str().unwrap();
+        let client_pids: Vec<i64> = t["client_pids"]
+            .as_array()
+            .map(|a| a.iter().map(|p| p.as_i64().unwrap()).collect())
+            .unwrap_or_default();
+        if !["lab:gluster", "lab:gluster-replica", "lab:smb-fuse"].contains(&name) {
+            assert!(client_pids.is_empty(), "{t}");
+            continue;
+        }
+        assert!(!client_pids.is_empty(), "no client PID: {t}");
+        let mount = if name == "lab:smb-fuse" {
+            format!("{LAB}/mnt/smbnetfs")
+        } else {
+            t["url"].as_str().unwrap().to_string()
+        };
+        let cmdline = std::fs::read(format!("/proc/{}/cmdline", client_pids[0]))
+            .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
+            .unwrap_or_default();
+        assert!(cmdline.contains(&mount), "{name}: {cmdline}");
+        pids.extend(client_pids);
+    }
     assert!(status["delay_emulation"]
         .as_str()
         .unwrap()
@@ -150,6 +175,35 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
     ));
     assert!(ok, "nfs write, smb read: {out}");
 
+    // SMB through smbnetfs (FUSE, run in pc1's namespace, visible here): its credentials
+    // are private, it speaks SMB 3.1.1 with signing, and path-based tools work on it.
+    let smbnetfs = format!("{LAB}/smbnetfs/.smb");
+    for f in ["smbnetfs.auth", "smbnetfs.conf", "smb.conf"] {
+        let mode = std::fs::metadata(format!("{smbnetfs}/{f}"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600, "{f}");
+    }
+    let fuse_share = format!("{LAB}/mnt/smbnetfs/10.10.0.3/smb-sharing");
+    assert!(
+        std::fs::read(format!("{fuse_share}/f")).ok() == std::fs::read("/tmp/sblab-src").ok(),
+        "the file put over SMB is not seen through smbnetfs"
+    );
+    let (ok, out) = sh(&format!(
+        "rm -rf /tmp/sblab-tree && mkdir -p /tmp/sblab-tree/a/b && for i in 1 2 3 4 5 6 7 8; do head -c $((i * 5000)) /dev/urandom > /tmp/sblab-tree/a/f$i; cp /tmp/sblab-tree/a/f$i /tmp/sblab-tree/a/b/g$i; done && echo x > /tmp/sblab-tree/HEAD && rsync -a /tmp/sblab-tree/ {fuse_share}/tree/ && diff -r /tmp/sblab-tree {LAB}/srv/replica1/smb-sharing/tree && rsync -a {fuse_share}/tree/ /tmp/sblab-tree-back/ && diff -r /tmp/sblab-tree /tmp/sblab-tree-back"
+    ));
+    assert!(ok, "rsync through smbnetfs: {out}");
+    let _ = sh("rm -rf /tmp/sblab-tree /tmp/sblab-tree-back");
+    let (_, out) = sh(&format!(
+        "smbstatus -s {LAB}/samba/replica1/smb.conf -b 2>&1"
+    ));
+    assert!(
+        out.lines()
+            .any(|l| l.contains("10.10.0.10") && l.contains("SMB3_11") && l.contains("GMAC")),
+        "smbnetfs session not SMB 3.1.1 with signing: {out}"
+    );
+
     // Gluster: a verified run through the FUSE mount of the replica-2 volume; both bricks
     // hold the same bytes; the records carry the servers' CPU.
     let out = shm_dir();
@@ -180,6 +234,18 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
     assert!(
         recs[0]["server_cpu_s"].as_f64().unwrap() > 0.0,
         "replicated write cost the servers nothing: {}",
+        recs[0]
+    );
+    // The glusterfs FUSE daemon's CPU is client CPU: recorded apart and in the total.
+    let fuse_s = recs[0]["fuse_cpu_s"].as_f64().unwrap_or(0.0);
+    assert!(
+        fuse_s > 0.0,
+        "the FUSE daemon's CPU is missing: {}",
+        recs[0]
+    );
+    assert!(
+        recs[0]["cpu_total_s"].as_f64().unwrap() >= fuse_s,
+        "{}",
         recs[0]
     );
     let (ok, out) = sh(&format!(
@@ -281,6 +347,7 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
         "lab:dfs-smb",
         "lab:gluster-nfs3",
         "lab:gluster",
+        "lab:smb-fuse",
     ];
     let mut args = vec![
         "run",
@@ -310,6 +377,12 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
     assert_eq!(client("lab:nfs3"), "libnfs-nfs3");
     assert_eq!(client("lab:nfs4"), "nfs-rs-nfs4.1");
     assert_eq!(client("lab:gluster"), "fuse");
+    assert_eq!(client("lab:smb-fuse"), "fuse");
+    // The FUSE targets' records carry their daemon's CPU; the native clients' do not.
+    for r in &recs {
+        let fuse = ["lab:gluster", "lab:smb-fuse"].contains(&r["target"].as_str().unwrap());
+        assert_eq!(r["fuse_cpu_s"].as_f64().is_some(), fuse, "{r}");
+    }
 
     // NFSv4.1 (nfs-rs, one session): a small matrix with every byte checked, writes of every
     // size (libnfs's NFSv4.0 refused those over 3 KiB), cursor and positional I/O, fsync
@@ -464,9 +537,23 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
         t.elapsed()
     );
     let _ = sh("rm -f /tmp/sblab-src /tmp/sblab-back /tmp/sblab-back2 /tmp/sblab-20m");
+    // Every host's link is shaped, servers' too, in both directions.
+    for host in ["dfs-ns", "replica1", "replica2", "pc1", "pc2", "pc3"] {
+        for cmd in [
+            format!("tc -n sblab-lan qdisc show dev sbl-{host}"),
+            format!("tc -n sblab-{host} qdisc show dev eth0"),
+        ] {
+            let (ok, out) = sh(&cmd);
+            assert!(
+                ok && out.contains("tbf") && out.contains("100Mbit"),
+                "{cmd}: {out}"
+            );
+        }
+    }
 
     // Three clients at once: each lab client host is an MPI rank (mpirun over ssh on the
-    // lab network), each on its own 100 Mbit/s link.
+    // lab network), each on its own 100 Mbit/s link, all against one server whose link is
+    // shaped too: together they get that one link, not three.
     #[cfg(feature = "mpi")]
     {
         let tmp = tempfile::tempdir().unwrap();
@@ -480,7 +567,7 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
             "-i",
             "write,read",
             "--file-sizes",
-            "4m",
+            "8m",
             "--record-sizes",
             "1m",
             "--reps",
@@ -506,21 +593,91 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
         for (h, ns) in hosts.iter().zip(["sblab-pc1", "sblab-pc2", "sblab-pc3"]) {
             assert!(h.ends_with(ns), "{h}");
         }
-        // 100 Mbit/s is 12,207 KiB/s; tbf's burst lets a short transfer run a little over.
+        // 100 Mbit/s is 12,207 KiB/s (11.92 MiB/s); tbf's burst (25 kB) lets a transfer
+        // run a little over it, never 5 % over.
         let link_kib = 100e6 / 8.0 / 1024.0;
-        for r in recs.iter().filter(|r| r["scope"] == "worker") {
-            let kib = r["throughput_kib_s"].as_f64().unwrap();
+        for op in ["write", "read"] {
+            let workers: Vec<f64> = recs
+                .iter()
+                .filter(|r| r["scope"] == "worker" && r["op"] == op)
+                .map(|r| r["throughput_kib_s"].as_f64().unwrap())
+                .collect();
+            assert_eq!(workers.len(), 3, "{op}: {recs:?}");
+            for kib in &workers {
+                assert!(
+                    *kib <= 1.05 * link_kib,
+                    "{op}: one client above the link: {kib} KiB/s"
+                );
+            }
+            let agg = recs
+                .iter()
+                .find(|r| r["scope"] == "aggregate" && r["op"] == op)
+                .unwrap();
+            // All bytes over the time from the first client's start to the last one's end.
+            let parent = agg["throughput"]["parent_sees_kib_s"].as_f64().unwrap();
             assert!(
-                kib <= 1.2 * link_kib,
-                "one client above its link: {kib} KiB/s"
+                parent <= 1.05 * link_kib,
+                "{op}: 3 clients together above the server's link: {parent} KiB/s (workers {workers:?})"
+            );
+            assert!(
+                parent > 0.6 * link_kib,
+                "{op}: 3 clients together got little of the server's link: {parent} KiB/s (workers {workers:?})"
+            );
+            // Each client's own rate over its own time: their sum may pass the link when
+            // the share is unfair (at most 1 + 1/2 + 1/3 of it), never 3 links' worth.
+            let sum: f64 = workers.iter().sum();
+            assert!(
+                sum < 2.0 * link_kib,
+                "{op}: the clients' rates add up to {sum} KiB/s: the server link is not shaped"
+            );
+            eprintln!(
+                "lab mpirun, 3 clients, lab:nfs3 over 100mbit, {op}: clients {:?} MiB/s, together {:.2} MiB/s (sum {:.2})",
+                workers.iter().map(|k| (k / 1024.0 * 100.0).round() / 100.0).collect::<Vec<_>>(),
+                parent / 1024.0,
+                sum / 1024.0
             );
         }
-        let agg = recs.iter().find(|r| r["scope"] == "aggregate").unwrap();
-        let parent = agg["throughput"]["parent_sees_kib_s"].as_f64().unwrap();
-        assert!(
-            parent <= 3.0 * 1.2 * link_kib,
-            "aggregate above 3 links: {parent}"
-        );
+
+        // A client host that does not answer: `lab mpirun` ends within seconds, in one
+        // line naming it (the lab started that sshd; the test stops it by its PID).
+        let sshd3 = services
+            .iter()
+            .find(|s| s["name"] == "sshd" && s["host"] == "pc3")
+            .unwrap()["pid"]
+            .as_i64()
+            .unwrap();
+        nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(sshd3 as i32),
+            nix::sys::signal::Signal::SIGTERM,
+        )
+        .unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        let t = Instant::now();
+        let o = lab(&[
+            "mpirun",
+            "--np",
+            "3",
+            "run",
+            "lab:nfs3",
+            "--file-sizes",
+            "1m",
+        ]);
+        assert!(!o.status.success());
+        assert!(t.elapsed() < Duration::from_secs(15), "{:?}", t.elapsed());
+        let e = stderr(&o);
+        assert_eq!(e.trim().lines().count(), 1, "{e}");
+        assert!(e.contains("client host pc3 (") && e.contains("ssh"), "{e}");
+        // Two hosts that answer are still enough for two ranks.
+        let o = lab(&[
+            "mpirun",
+            "--np",
+            "2",
+            "run",
+            "null://",
+            "--file-sizes",
+            "1m",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
     }
 
     let d = lab(&["down"]);
@@ -548,4 +705,31 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
         );
         assert_nothing_left(&[]);
     }
+    // ... and once right after the smbnetfs mount was recorded, while it is being made.
+    let mut child = bin()
+        .args(["lab", "up", "--image-size", "1G"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while !std::fs::read_to_string(format!("{LAB}/state.json"))
+        .unwrap_or_default()
+        .contains("mnt/smbnetfs")
+    {
+        assert!(
+            t.elapsed() < Duration::from_secs(60),
+            "lab up never reached the smbnetfs mount"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let d = lab(&["down"]);
+    assert!(
+        d.status.success(),
+        "down after SIGKILL at the smbnetfs mount: {}",
+        stderr(&d)
+    );
+    assert_nothing_left(&[]);
 }

@@ -145,6 +145,11 @@ pub fn mount_point(volume: &str) -> PathBuf {
     LabState::dir().join("mnt").join(volume)
 }
 
+/// The name of the FUSE client process of `volume`, as the lab state records it.
+pub fn process_name(volume: &str) -> String {
+    format!("glusterfs-fuse@{volume}")
+}
+
 /// Mounts `volume` with the FUSE client, run in namespace `client` against `server`.
 pub fn mount(state: &mut LabState, client: &Host, server: &Host, volume: &str) -> Result<PathBuf> {
     let mnt = mount_point(volume);
@@ -166,7 +171,7 @@ pub fn mount(state: &mut LabState, client: &Host, server: &Host, volume: &str) -
     let out = state.file(format!("gluster/client-{volume}.out"));
     proc::spawn(
         state,
-        &format!("glusterfs-fuse@{volume}"),
+        &process_name(volume),
         &netns_of(&client.name),
         "glusterfs",
         &args,

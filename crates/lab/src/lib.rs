@@ -9,6 +9,7 @@ pub mod proc;
 pub mod samba;
 pub mod service;
 pub mod sh;
+pub mod smbnetfs;
 pub mod ssh;
 pub mod state;
 pub mod storage;
@@ -34,6 +35,8 @@ pub struct UpOptions {
     pub write_order: bool,
     /// Samba allocates the blocks of a file as it grows (`strict allocate = yes`).
     pub strict_allocate: bool,
+    /// Mount the first replica's SMB shares with smbnetfs (FUSE), target `lab:smb-fuse`.
+    pub smb_fuse: bool,
 }
 
 impl Default for UpOptions {
@@ -45,6 +48,7 @@ impl Default for UpOptions {
             image_size: "2G".into(),
             write_order: false,
             strict_allocate: false,
+            smb_fuse: true,
         }
     }
 }
@@ -67,7 +71,7 @@ const TOOLS: [(&str, &str); 11] = [
     ("glusterfs", "glusterfs-client"),
 ];
 
-fn check_prerequisites(fs: &str) -> Result<()> {
+fn check_prerequisites(fs: &str, smb_fuse: bool) -> Result<()> {
     if !nix::unistd::geteuid().is_root() {
         bail!("the lab needs root (namespaces, loop devices, mounts)");
     }
@@ -76,6 +80,12 @@ fn check_prerequisites(fs: &str) -> Result<()> {
         .iter()
         .map(|(t, p)| (t.to_string(), p.to_string()))
         .chain(std::iter::once((mkfs.clone(), format!("the {fs} tools"))))
+        .chain(smb_fuse.then(|| {
+            (
+                "smbnetfs".to_string(),
+                "smbnetfs, or lab up --no-smb-fuse".into(),
+            )
+        }))
         .filter(|(t, _)| !sh::run_quiet("sh", &["-c", &format!("command -v {t}")]))
         .map(|(t, p)| format!("{t} ({p})"))
         .collect();
@@ -105,7 +115,7 @@ pub fn up(opts: &UpOptions) -> Result<LabState> {
         Some(p) => Topology::load(p)?,
         None => Topology::default_lab(),
     };
-    check_prerequisites(&opts.fs)?;
+    check_prerequisites(&opts.fs, opts.smb_fuse)?;
 
     let dir = LabState::dir();
     if dir.exists() && !dir.join(MARKER).exists() {
@@ -149,7 +159,7 @@ fn build(state: &mut LabState, opts: &UpOptions, shaping: Option<(String, u64)>)
         net::add_host(state, h, topo.prefix_len)?;
     }
     if let Some((rate, bits)) = shaping {
-        net::shape_clients(state, &rate, bits)?;
+        net::shape_links(state, &rate, bits)?;
     }
     let password = samba::new_password()?;
     samba::write_credentials(state, &password)?;
@@ -186,6 +196,13 @@ fn build(state: &mut LabState, opts: &UpOptions, shaping: Option<(String, u64)>)
         for volume in gluster::create_volumes(state, &gluster_hosts)? {
             gluster::mount(state, client, first, volume)?;
         }
+    }
+    // The first replica's SMB shares as a FUSE file system, for path-based tools.
+    if let (true, Some(replica), Some(client)) =
+        (opts.smb_fuse, replicas.first(), topo.clients().next())
+    {
+        let user = state.smb_user.clone();
+        smbnetfs::mount(state, client, replica, &user, &password)?;
     }
     if let Some(g) = topo.host_with(Service::Ganesha).cloned() {
         let data = state.file(format!("srv/{}", g.name));
@@ -258,6 +275,55 @@ fn processes_in_namespaces(names: &[String]) -> Vec<i32> {
         .unwrap_or_default()
 }
 
+/// The tools `lab up` runs itself (not servers), by command name.
+fn is_helper_tool(comm: &str) -> bool {
+    comm.starts_with("mkfs")
+        || comm.starts_with("mke2fs")
+        || [
+            "mount",
+            "umount",
+            "losetup",
+            "truncate",
+            "cp",
+            "ip",
+            "tc",
+            "smbpasswd",
+            "ssh-keygen",
+        ]
+        .contains(&comm)
+}
+
+/// Lab helper tools running now, outside the lab's namespaces: a tool of `is_helper_tool`
+/// whose command line names the lab directory, a lab namespace or a lab link.
+fn lab_helpers() -> Vec<i32> {
+    let dir = LabState::dir().display().to_string();
+    let me = std::process::id() as i32;
+    let in_lab = processes_in_lab_namespaces();
+    std::fs::read_dir("/proc")
+        .map(|d| {
+            d.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+                .filter(|&pid| pid != me && !in_lab.contains(&pid))
+                .filter(|&pid| proc::comm(pid).is_some_and(|c| is_helper_tool(&c)))
+                .filter(|&pid| {
+                    proc::cmdline(pid).is_some_and(|c| {
+                        c.contains(&dir) || c.contains(state::PREFIX) || c.contains("sbl-")
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Waits up to `limit` for the lab's helper tools to end; returns how many there were.
+fn wait_for_helpers(limit: Duration) -> usize {
+    let first = lab_helpers();
+    let t = std::time::Instant::now();
+    while !lab_helpers().is_empty() && t.elapsed() < limit {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    first.len()
+}
+
 /// Takes the lab down: every process, mount, loop device, namespace and file it created.
 /// Safe to run twice, and after a crash of `lab up`.
 pub fn down() -> Result<DownReport> {
@@ -267,6 +333,17 @@ pub fn down() -> Result<DownReport> {
         .as_ref()
         .map(|s| s.resources.clone())
         .unwrap_or_default();
+    // A `lab up` killed half-way may leave a tool it ran still at work (a `mount` of an
+    // image, a `losetup`, an `ip link add`): its result would appear after the clean-up
+    // below looked, and stay. Let such helpers finish first.
+    if state.as_ref().is_none_or(|s| s.phase != "up") {
+        let waited = wait_for_helpers(Duration::from_secs(30));
+        if waited > 0 {
+            report.removed.push(format!(
+                "waited for {waited} tools of an interrupted lab up"
+            ));
+        }
+    }
     // 0. Client mounts first, while their FUSE processes still answer.
     for r in resources.iter().rev() {
         if let Resource::Mount { path } = r {
@@ -377,6 +454,32 @@ pub struct LabTarget {
     /// only the server side can make (extents). `None` where it is ambiguous (DFS).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_path: Option<PathBuf>,
+    /// The client-side processes that carry this target's I/O: the FUSE daemon of a
+    /// FUSE-mounted target; their CPU is client CPU. The lab's own records of the
+    /// processes it started (leader of the process group first, then the live children
+    /// it forked: smbnetfs forks one per share it has open, and that child speaks SMB),
+    /// read when the targets are listed. Empty for the native clients, which run inside
+    /// sharebench itself.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub client_pids: Vec<i32>,
+}
+
+/// The live processes of the lab's recorded process named `name` (see
+/// `LabTarget::client_pids`); empty when it is not running.
+fn recorded_pids(state: &LabState, name: &str) -> Vec<i32> {
+    state
+        .resources
+        .iter()
+        .filter_map(|r| match r {
+            Resource::Process {
+                name: n,
+                pid,
+                start_time,
+            } if n == name => Some(proc::live_group(*pid, *start_time)),
+            _ => None,
+        })
+        .flatten()
+        .collect()
 }
 
 /// Every target the running lab offers.
@@ -399,6 +502,7 @@ pub fn targets(state: &LabState) -> Vec<LabTarget> {
             env: env.clone(),
             server: server.into(),
             server_path: None,
+            client_pids: Vec::new(),
         })
     };
     for (i, r) in t.replicas().enumerate() {
@@ -455,8 +559,28 @@ pub fn targets(state: &LabState) -> Vec<LabTarget> {
                     env: Vec::new(),
                     server: g.name.clone(),
                     server_path: None,
+                    client_pids: recorded_pids(state, &gluster::process_name(volume)),
                 });
             }
+        }
+    }
+    // The first replica's share through smbnetfs (FUSE), run in the first client's
+    // namespace: a directory on this machine.
+    if let Some(r) = t.replicas().next() {
+        if state.resources.contains(&Resource::Mount {
+            path: smbnetfs::mount_point(),
+        }) {
+            out.push(LabTarget {
+                name: "lab:smb-fuse".into(),
+                url: smbnetfs::share_path(r, smbnetfs::SHARE)
+                    .display()
+                    .to_string(),
+                client_netns: String::new(),
+                env: Vec::new(),
+                server: r.name.clone(),
+                server_path: None,
+                client_pids: recorded_pids(state, &smbnetfs::process_name(client)),
+            });
         }
     }
     // The first replica's backing image, written directly on this machine: the
@@ -469,6 +593,7 @@ pub fn targets(state: &LabState) -> Vec<LabTarget> {
             env: Vec::new(),
             server: r.name.clone(),
             server_path: None,
+            client_pids: Vec::new(),
         });
     }
     for target in &mut out {
@@ -684,4 +809,120 @@ pub fn heal_info() -> Result<Option<HealInfo>> {
         return Ok(None);
     };
     gluster::heal_info(glusterd.pid, gluster::REPLICA).map(Some)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state_with(resources: Vec<Resource>) -> LabState {
+        LabState {
+            version: 1,
+            phase: "up".into(),
+            topology: Topology::default_lab(),
+            fs: "xfs".into(),
+            link: "100mbit".into(),
+            strict_allocate: false,
+            resources,
+            services: Vec::new(),
+            smb_user: samba::USER.into(),
+            credentials_file: PathBuf::from("/nonexistent/smb-password"),
+        }
+    }
+
+    #[test]
+    fn fuse_targets_list_their_live_client_processes() {
+        let me = std::process::id() as i32;
+        let start = proc::start_time(me).unwrap();
+        let client = Topology::default_lab().clients().next().unwrap().clone();
+        let state = state_with(vec![
+            Resource::Mount {
+                path: gluster::mount_point(gluster::SINGLE),
+            },
+            Resource::Process {
+                name: gluster::process_name(gluster::SINGLE),
+                pid: me,
+                start_time: start,
+            },
+            // Recorded, but the PID now belongs to another process: not listed.
+            Resource::Mount {
+                path: gluster::mount_point(gluster::REPLICA),
+            },
+            Resource::Process {
+                name: gluster::process_name(gluster::REPLICA),
+                pid: me,
+                start_time: start + 1,
+            },
+            Resource::Mount {
+                path: smbnetfs::mount_point(),
+            },
+            Resource::Process {
+                name: smbnetfs::process_name(&client),
+                pid: me,
+                start_time: start,
+            },
+        ]);
+        let all = targets(&state);
+        let get = |n: &str| all.iter().find(|t| t.name == n).unwrap();
+        assert_eq!(get("lab:gluster").client_pids.first(), Some(&me));
+        assert!(get("lab:gluster-replica").client_pids.is_empty());
+        let fuse = get("lab:smb-fuse");
+        assert_eq!(fuse.client_pids.first(), Some(&me));
+        assert_eq!(
+            fuse.url,
+            smbnetfs::mount_point()
+                .join("10.10.0.3/smb-sharing")
+                .display()
+                .to_string()
+        );
+        assert_eq!(fuse.server, "replica1");
+        assert!(fuse.client_netns.is_empty());
+        assert_eq!(
+            fuse.server_path,
+            Some(state.file("srv/replica1/smb-sharing"))
+        );
+        for native in ["lab:smb", "lab:nfs3", "lab:disk"] {
+            assert!(get(native).client_pids.is_empty(), "{native}");
+        }
+        let json = serde_json::to_value(get("lab:smb")).unwrap();
+        assert!(json.get("client_pids").is_none(), "{json}");
+        let json = serde_json::to_value(get("lab:gluster")).unwrap();
+        assert_eq!(json["client_pids"][0], me, "{json}");
+    }
+
+    #[test]
+    fn helpers_are_the_tools_lab_up_runs_not_servers() {
+        for t in [
+            "mount",
+            "losetup",
+            "mkfs.xfs",
+            "mkfs.ext4",
+            "mke2fs",
+            "ip",
+            "tc",
+        ] {
+            assert!(is_helper_tool(t), "{t}");
+        }
+        for t in [
+            "smbd",
+            "glusterfs",
+            "smbnetfs",
+            "sharebench",
+            "ganesha.nfsd",
+        ] {
+            assert!(!is_helper_tool(t), "{t}");
+        }
+    }
+
+    #[test]
+    fn no_fuse_targets_without_their_mounts() {
+        let names: Vec<String> = targets(&state_with(Vec::new()))
+            .into_iter()
+            .map(|t| t.name)
+            .collect();
+        assert!(!names
+            .iter()
+            .any(|n| n == "lab:smb-fuse" || n == "lab:gluster"));
+        assert!(names.iter().any(|n| n == "lab:smb"));
+    }
 }

@@ -85,49 +85,45 @@ pub fn parse_link(text: &str) -> Result<Option<(String, u64)>> {
     Ok(Some((text.to_string(), bits)))
 }
 
-/// Limits both directions of every client's link to `rate` with tbf.
-pub fn shape_clients(state: &LabState, rate: &str, bits: u64) -> Result<()> {
-    // Burst: 2 ms at the rate, at least 16 KiB (LAB-NOTES: 256 KiB at 1 Gbit/s gave 952 Mbit/s).
-    let burst = (bits / 8 / 500).max(16 * 1024).to_string();
-    for h in state
-        .topology
-        .hosts
+/// The tbf burst for a link of `bits` per second: 2 ms at the rate, at least 16 KiB
+/// (LAB-NOTES: 256 KiB at 1 Gbit/s gave 952 Mbit/s).
+fn burst_bytes(bits: u64) -> u64 {
+    (bits / 8 / 500).max(16 * 1024)
+}
+
+/// Limits both directions of every host's link, clients' and servers', to `rate` with
+/// tbf: on the bridge port (toward the host) and on the host's eth0 (from it). N clients
+/// working against one server therefore share that server's link, as on a real network,
+/// and traffic between servers (Gluster replication, DFS referrals) crosses two shaped
+/// links like any other.
+pub fn shape_links(state: &LabState, rate: &str, bits: u64) -> Result<()> {
+    let burst = burst_bytes(bits).to_string();
+    let tbf = |dev: &str| -> Vec<String> {
+        [
+            "qdisc", "replace", "dev", dev, "root", "tbf", "rate", rate, "burst", &burst,
+            "latency", "50ms",
+        ]
         .iter()
-        .filter(|h| h.role == Role::Client)
-    {
-        let tbf = ["qdisc", "replace", "dev"];
-        run(
-            "tc",
-            &[
-                &["-n", LAN][..],
-                &tbf[..],
-                &[
-                    &port_of(&h.name),
-                    "root",
-                    "tbf",
-                    "rate",
-                    rate,
-                    "burst",
-                    &burst,
-                    "latency",
-                    "50ms",
-                ],
-            ]
-            .concat(),
-        )
-        .context("shaping the link toward a client")?;
-        run_in(
-            &netns_of(&h.name),
-            "tc",
-            &[
-                &tbf[..],
-                &[
-                    "eth0", "root", "tbf", "rate", rate, "burst", &burst, "latency", "50ms",
-                ],
-            ]
-            .concat(),
-        )
-        .context("shaping the link from a client")?;
+        .map(|s| s.to_string())
+        .collect()
+    };
+    for h in &state.topology.hosts {
+        let role = match h.role {
+            Role::Client => "client",
+            Role::Server => "server",
+        };
+        let port = port_of(&h.name);
+        let toward: Vec<String> = ["-n", LAN]
+            .iter()
+            .map(|s| s.to_string())
+            .chain(tbf(&port))
+            .collect();
+        let toward: Vec<&str> = toward.iter().map(String::as_str).collect();
+        run("tc", &toward).with_context(|| format!("shaping the link toward {role} {}", h.name))?;
+        let from = tbf("eth0");
+        let from: Vec<&str> = from.iter().map(String::as_str).collect();
+        run_in(&netns_of(&h.name), "tc", &from)
+            .with_context(|| format!("shaping the link from {role} {}", h.name))?;
     }
     Ok(())
 }
@@ -196,6 +192,13 @@ mod tests {
         assert_eq!(parse_link("unlimited").unwrap(), None);
         assert_eq!(parse_link("100mbit").unwrap().unwrap().1, 100_000_000);
         assert!(parse_link("3mbit").is_err());
+    }
+
+    #[test]
+    fn burst_is_two_milliseconds_at_the_rate() {
+        assert_eq!(burst_bytes(100_000_000), 25_000);
+        assert_eq!(burst_bytes(1_000_000_000), 250_000);
+        assert_eq!(burst_bytes(10_000_000), 16 * 1024);
     }
 
     #[test]

@@ -19,6 +19,20 @@ pub fn start_time(pid: i32) -> Option<u64> {
     rest.split(' ').nth(19)?.parse().ok()
 }
 
+/// The command name of `pid` (/proc/PID/comm).
+pub fn comm(pid: i32) -> Option<String> {
+    std::fs::read_to_string(format!("/proc/{pid}/comm"))
+        .ok()
+        .map(|c| c.trim_end().to_string())
+}
+
+/// The command line of `pid`, its arguments joined by spaces.
+pub fn cmdline(pid: i32) -> Option<String> {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .ok()
+        .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
+}
+
 /// The process group of `pid` (field 5 of /proc/PID/stat).
 fn pgrp(pid: i32) -> Option<i32> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
@@ -35,6 +49,21 @@ pub fn group_members(pgid: i32) -> Vec<i32> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// The live processes of the group led by (`pid`, `start`): the leader first, then the
+/// children it forked that still run (zombies left out). Empty when the leader is gone or
+/// its PID now belongs to another process.
+pub fn live_group(pid: i32, start: u64) -> Vec<i32> {
+    if !is_alive(pid, start) {
+        return Vec::new();
+    }
+    let mut others: Vec<i32> = group_members(pid)
+        .into_iter()
+        .filter(|&m| m != pid && !is_zombie(m))
+        .collect();
+    others.sort_unstable();
+    std::iter::once(pid).chain(others).collect()
 }
 
 /// Starts `cmd args` in namespace `netns` as a new process group, logging to `log`, and

@@ -91,6 +91,64 @@ pub fn start_all(state: &mut LabState) -> Result<()> {
     Ok(())
 }
 
+/// ssh as mpirun uses it: the lab's key, no prompts, no host-key memory, 5 s to connect.
+fn ssh_command(state: &LabState) -> Vec<String> {
+    let key = client_key(state).display().to_string();
+    [
+        "ssh",
+        "-i",
+        &key,
+        "-o",
+        "StrictHostKeyChecking=no",
+        "-o",
+        "UserKnownHostsFile=/dev/null",
+        "-o",
+        "BatchMode=yes",
+        "-o",
+        "ConnectTimeout=5",
+        "-o",
+        "LogLevel=ERROR",
+    ]
+    .iter()
+    .map(|a| a.to_string())
+    .collect()
+}
+
+/// Checks that the first `np` client hosts answer ssh from the first client, as mpirun
+/// will reach them, so a missing host ends `lab mpirun` in seconds with one line naming it
+/// rather than with mpirun's own report.
+pub fn check_hosts(state: &LabState, np: u32) -> Result<()> {
+    let clients: Vec<&Host> = state.topology.clients().collect();
+    let Some(first) = clients.first() else {
+        anyhow::bail!("the lab has no client hosts");
+    };
+    let netns = format!("--net=/run/netns/{}", netns_of(&first.name));
+    for h in clients.iter().take(np as usize) {
+        let mut argv = vec!["nsenter".to_string(), netns.clone(), "--".into()];
+        argv.extend(ssh_command(state));
+        argv.extend([format!("root@{}", h.address), "true".into()]);
+        let out = std::process::Command::new(&argv[0])
+            .args(&argv[1..])
+            .stdin(std::process::Stdio::null())
+            .output()
+            .with_context(|| format!("cannot run {}", argv[0]))?;
+        if !out.status.success() {
+            let why = String::from_utf8_lossy(&out.stderr);
+            let why = why
+                .lines()
+                .rfind(|l| !l.trim().is_empty())
+                .unwrap_or("no reason given");
+            anyhow::bail!(
+                "client host {} ({}) cannot be reached over ssh: {}",
+                h.name,
+                h.address,
+                why.trim()
+            );
+        }
+    }
+    Ok(())
+}
+
 /// The `mpirun` command line that runs `program args` on `np` of the lab's clients, as
 /// argv; run it inside the first client's namespace.
 pub fn mpirun_argv(
@@ -101,15 +159,14 @@ pub fn mpirun_argv(
 ) -> Result<Vec<String>> {
     let clients: Vec<&Host> = state.topology.clients().collect();
     let hostfile = dir(state).join("hostfile");
+    // Only the hosts the ranks use: mpirun starts a daemon on every host of the file.
     let text: String = clients
         .iter()
+        .take(np as usize)
         .map(|h| format!("{} slots=1\n", h.address))
         .collect();
     std::fs::write(&hostfile, text)?;
-    let agent = format!(
-        "ssh -i {} -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes -o ConnectTimeout=5 -o LogLevel=ERROR",
-        client_key(state).display()
-    );
+    let agent = ssh_command(state).join(" ");
     let mut argv: Vec<String> = vec![
         "nsenter".into(),
         format!("--net=/run/netns/{}", netns_of(&clients[0].name)),
