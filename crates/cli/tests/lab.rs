@@ -516,6 +516,77 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
         .any(|r| r["target"] == "lab:smb2" && r["status"] == "failed"));
     assert!(lab(&["restart", "replica2"]).status.success());
 
+    // The same with NFS-Ganesha alone killed (kill -9 of ganesha.nfsd on replica1): the
+    // NFS target gives up with a clear line, the SMB target of the same server runs on.
+    let out5 = shm_dir();
+    let out_dir5 = out5.path().join("r");
+    let child = bin()
+        .args([
+            "run",
+            "-i",
+            "write,read",
+            "--file-sizes",
+            "16m",
+            "--record-sizes",
+            "1m",
+            "--reps",
+            "4",
+            "--out",
+        ])
+        .arg(&out_dir5)
+        .args(["lab:nfs3", "lab:smb"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while records(&out_dir5).is_empty() {
+        assert!(
+            t.elapsed() < Duration::from_secs(60),
+            "no record after 60 s"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let replica1 = std::fs::metadata("/run/netns/sblab-replica1").unwrap();
+    let ganesha: Vec<i32> = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+        .filter(|pid: &i32| {
+            std::fs::read_to_string(format!("/proc/{pid}/comm"))
+                .is_ok_and(|c| c.trim() == "ganesha.nfsd")
+                && std::fs::metadata(format!("/proc/{pid}/ns/net")).is_ok_and(|m| {
+                    std::os::unix::fs::MetadataExt::ino(&m)
+                        == std::os::unix::fs::MetadataExt::ino(&replica1)
+                })
+        })
+        .collect();
+    assert_eq!(ganesha.len(), 1, "{ganesha:?}");
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(ganesha[0]),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+    let done = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&done.stderr);
+    assert_eq!(done.status.code(), Some(1), "{err}");
+    assert!(err.contains("lab:nfs3: giving up on this target"), "{err}");
+    let recs = records(&out_dir5);
+    assert_eq!(
+        recs.iter()
+            .filter(|r| r["target"] == "lab:smb" && r["status"] == "ok")
+            .count(),
+        8,
+        "{recs:?}"
+    );
+    assert!(recs
+        .iter()
+        .any(|r| r["target"] == "lab:nfs3" && r["status"] == "failed"));
+    // Back as it was: the rest of replica1 goes down and the lab starts it again.
+    assert!(lab(&["crash", "replica1"]).status.success());
+    std::thread::sleep(Duration::from_millis(500));
+    let r = lab(&["restart", "replica1"]);
+    assert!(r.status.success(), "{}", stderr(&r));
+
     // Nothing of the lab listens in the host's namespace, and the host has no route into it.
     let (_, listen) = sh("ss -ltn");
     assert!(

@@ -105,6 +105,7 @@ extern "C" {
     fn nfs_destroy_url(url: *mut RawUrl);
     fn nfs_set_dircache(nfs: *mut RawContext, enabled: c_int);
     fn nfs_set_timeout(nfs: *mut RawContext, milliseconds: c_int);
+    fn nfs_set_autoreconnect(nfs: *mut RawContext, num_retries: c_int);
     fn nfs4_set_client_name(nfs: *mut RawContext, id: *const c_char);
     fn nfs_mount(nfs: *mut RawContext, server: *const c_char, export: *const c_char) -> c_int;
     fn nfs_get_readmax(nfs: *mut RawContext) -> u64;
@@ -196,10 +197,14 @@ impl Context {
             return Err(io::Error::other("libnfs: cannot create a context"));
         }
         let ctx = Context { raw };
+        // No reconnecting: by default libnfs retries a lost connection for ever, and with
+        // the server gone each call spun a core for the whole timeout before it failed. A
+        // connection lost during a measurement is that target's failure, said at once.
         // SAFETY: `raw` is a live context owned by `ctx`; libnfs copies the name.
         unsafe {
             nfs_set_dircache(ctx.raw, 0);
             nfs_set_timeout(ctx.raw, timeout_ms);
+            nfs_set_autoreconnect(ctx.raw, 0);
             nfs4_set_client_name(ctx.raw, name.as_ptr());
         }
         // SAFETY: `curl` is a NUL-terminated string that outlives the call.
@@ -240,6 +245,9 @@ impl Context {
         let kind = io::Error::from_raw_os_error(errno).kind();
         let detail = if text.is_empty() {
             io::Error::from_raw_os_error(errno).to_string()
+        } else if text.contains("nfs_service failed") || text.contains("POLLHUP") {
+            // libnfs's words for a connection the server closed or lost.
+            format!("the connection to the server was lost ({text})")
         } else {
             text
         };
