@@ -192,6 +192,8 @@ fn parse_run_line(step: &str, line: &str) -> CliResult<RunArgs> {
 /// The lab as the study has it: brought up by the study, and taken down at its end.
 struct LabGuard {
     current: Option<LabNeeds>,
+    /// Whether a step measures `lab:smb-fuse`: only then is smbnetfs mounted.
+    smb_fuse: bool,
 }
 
 impl LabGuard {
@@ -221,6 +223,7 @@ impl LabGuard {
             link: needs.link().into(),
             write_order,
             strict_allocate,
+            smb_fuse: self.smb_fuse,
             ..Default::default()
         })
         .map_err(|e| CliError::failed(format!("lab up: {e:#}")))?;
@@ -295,7 +298,14 @@ fn run(a: StudyRunArgs) -> CliResult<()> {
         scale.minutes,
         dir.display()
     );
-    let mut lab = LabGuard { current: None };
+    let mut lab = LabGuard {
+        current: None,
+        smb_fuse: study
+            .steps
+            .iter()
+            .filter_map(|s| s.run.as_deref())
+            .any(|r| r.contains("lab:smb-fuse")),
+    };
     let base_needs = study.lab.clone().unwrap_or_default();
     let mut stopped = false;
     for (i, step) in study.steps.iter().enumerate() {

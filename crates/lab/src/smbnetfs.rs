@@ -178,8 +178,23 @@ fn check(state: &LabState, replica: &Host) -> Result<()> {
     if seen != text {
         bail!("{} holds other bytes on the server", on_server.display());
     }
-    std::fs::remove_file(&through)
-        .with_context(|| format!("cannot remove {}", through.display()))?;
+    // smbnetfs closes its SMB handle after the file's release reaches it, so an unlink
+    // right behind the write can meet the still-open file (EBUSY) on a slow link.
+    let start = Instant::now();
+    loop {
+        match std::fs::remove_file(&through) {
+            Ok(()) => break,
+            Err(e)
+                if e.kind() == std::io::ErrorKind::ResourceBusy
+                    && start.elapsed() < Duration::from_secs(10) =>
+            {
+                std::thread::sleep(Duration::from_millis(200))
+            }
+            Err(e) => {
+                return Err(e).with_context(|| format!("cannot remove {}", through.display()))
+            }
+        }
+    }
     if on_server.exists() {
         bail!(
             "{} was removed through the mount but stays on the server",
