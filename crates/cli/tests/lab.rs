@@ -471,33 +471,7 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
     // the end, every record stays.
     let out4 = shm_dir();
     let out_dir4 = out4.path().join("r");
-    let child = bin()
-        .args([
-            "run",
-            "-i",
-            "write,read",
-            "--file-sizes",
-            "16m",
-            "--record-sizes",
-            "1m",
-            "--reps",
-            "4",
-            "--out",
-        ])
-        .arg(&out_dir4)
-        .args(["lab:smb2", "lab:nfs3"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let t = Instant::now();
-    while records(&out_dir4).is_empty() {
-        assert!(
-            t.elapsed() < Duration::from_secs(60),
-            "no record after 60 s"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let child = run_until_first_record(&out_dir4, &["lab:smb2", "lab:nfs3"]);
     assert!(lab(&["crash", "replica2"]).status.success());
     let done = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&done.stderr);
@@ -520,33 +494,7 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
     // NFS target gives up with a clear line, the SMB target of the same server runs on.
     let out5 = shm_dir();
     let out_dir5 = out5.path().join("r");
-    let child = bin()
-        .args([
-            "run",
-            "-i",
-            "write,read",
-            "--file-sizes",
-            "16m",
-            "--record-sizes",
-            "1m",
-            "--reps",
-            "4",
-            "--out",
-        ])
-        .arg(&out_dir5)
-        .args(["lab:nfs3", "lab:smb"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let t = Instant::now();
-    while records(&out_dir5).is_empty() {
-        assert!(
-            t.elapsed() < Duration::from_secs(60),
-            "no record after 60 s"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let child = run_until_first_record(&out_dir5, &["lab:nfs3", "lab:smb"]);
     let replica1 = std::fs::metadata("/run/netns/sblab-replica1").unwrap();
     let ganesha: Vec<i32> = std::fs::read_dir("/proc")
         .unwrap()
@@ -803,4 +751,27 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
         stderr(&d)
     );
     assert_nothing_left(&[]);
+}
+
+/// Starts `run` of 4 write/read repetitions of 16 MiB on `targets`, and returns once its
+/// first record is on disk (a fault injected then strikes mid-run).
+fn run_until_first_record(out_dir: &std::path::Path, targets: &[&str]) -> std::process::Child {
+    let child = bin()
+        .args(["run", "-i", "write,read", "--file-sizes", "16m"])
+        .args(["--record-sizes", "1m", "--reps", "4", "--out"])
+        .arg(out_dir)
+        .args(targets)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while records(out_dir).is_empty() {
+        assert!(
+            t.elapsed() < Duration::from_secs(60),
+            "no record after 60 s"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child
 }
