@@ -473,21 +473,7 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
     let out_dir4 = out4.path().join("r");
     let child = run_until_first_record(&out_dir4, &["lab:smb2", "lab:nfs3"]);
     assert!(lab(&["crash", "replica2"]).status.success());
-    let done = child.wait_with_output().unwrap();
-    let err = String::from_utf8_lossy(&done.stderr);
-    assert_eq!(done.status.code(), Some(1), "{err}");
-    assert!(err.contains("lab:smb2: giving up on this target"), "{err}");
-    let recs = records(&out_dir4);
-    assert_eq!(
-        recs.iter()
-            .filter(|r| r["target"] == "lab:nfs3" && r["status"] == "ok")
-            .count(),
-        8,
-        "{recs:?}"
-    );
-    assert!(recs
-        .iter()
-        .any(|r| r["target"] == "lab:smb2" && r["status"] == "failed"));
+    assert_gave_up(child, &out_dir4, "lab:smb2", "lab:nfs3");
     assert!(lab(&["restart", "replica2"]).status.success());
 
     // The same with NFS-Ganesha alone killed (kill -9 of ganesha.nfsd on replica1): the
@@ -514,21 +500,7 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
         nix::sys::signal::Signal::SIGKILL,
     )
     .unwrap();
-    let done = child.wait_with_output().unwrap();
-    let err = String::from_utf8_lossy(&done.stderr);
-    assert_eq!(done.status.code(), Some(1), "{err}");
-    assert!(err.contains("lab:nfs3: giving up on this target"), "{err}");
-    let recs = records(&out_dir5);
-    assert_eq!(
-        recs.iter()
-            .filter(|r| r["target"] == "lab:smb" && r["status"] == "ok")
-            .count(),
-        8,
-        "{recs:?}"
-    );
-    assert!(recs
-        .iter()
-        .any(|r| r["target"] == "lab:nfs3" && r["status"] == "failed"));
+    assert_gave_up(child, &out_dir5, "lab:nfs3", "lab:smb");
     // Back as it was: the rest of replica1 goes down and the lab starts it again.
     assert!(lab(&["crash", "replica1"]).status.success());
     std::thread::sleep(Duration::from_millis(500));
@@ -774,4 +746,24 @@ fn run_until_first_record(out_dir: &std::path::Path, targets: &[&str]) -> std::p
         std::thread::sleep(Duration::from_millis(50));
     }
     child
+}
+
+/// The run of `run_until_first_record` after its server `dead` was killed: it exits 1,
+/// says it gave `dead` up, keeps `dead`'s failed record, and `alive` ran all 8 measurements.
+fn assert_gave_up(child: std::process::Child, out_dir: &std::path::Path, dead: &str, alive: &str) {
+    let done = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&done.stderr);
+    assert_eq!(done.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!("{dead}: giving up on this target")),
+        "{err}"
+    );
+    let recs = records(out_dir);
+    let count = |target: &str, status: &str| {
+        recs.iter()
+            .filter(|r| r["target"] == target && r["status"] == status)
+            .count()
+    };
+    assert_eq!(count(alive, "ok"), 8, "{recs:?}");
+    assert!(count(dead, "failed") > 0, "{recs:?}");
 }

@@ -24,11 +24,6 @@ pub fn process_name(client: &Host) -> String {
     format!("smbnetfs@{}", client.name)
 }
 
-/// Whether smbnetfs is installed (the lab then mounts it; Debian package `smbnetfs`).
-pub fn available() -> bool {
-    crate::sh::run_quiet("sh", &["-c", "command -v smbnetfs"])
-}
-
 /// Where the shares appear on the host: `MOUNT/ADDRESS/SHARE/`.
 pub fn mount_point() -> PathBuf {
     LabState::dir().join("mnt").join("smbnetfs")
