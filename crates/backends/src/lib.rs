@@ -18,6 +18,7 @@ pub mod nfs41;
 pub mod nfsurl;
 pub mod null;
 pub mod posix;
+pub mod remount;
 #[cfg(feature = "smb")]
 pub mod smb;
 

@@ -1,10 +1,17 @@
 //! Which mount holds a path, from /proc/self/mountinfo: file system type, mount point and
-//! options, for the manifest and to tell a kernel mount from a FUSE one.
+//! options, for the manifest, to tell a kernel mount from a FUSE one, and for the safety
+//! checks of a remount.
 
 use std::path::Path;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Mount {
+    /// The device number (major, minor) of the mounted file system: what `st_dev` of every
+    /// file in it says.
+    pub dev: (u32, u32),
+    /// The directory of the file system that is mounted here: `/` for a whole file system,
+    /// another path for a bind mount of part of it.
+    pub root: String,
     pub mount_point: String,
     pub fs_type: String,
     pub source: String,
@@ -53,7 +60,10 @@ pub fn parse(text: &str) -> Vec<Mount> {
             let (pre, post) = line.split_once(" - ")?;
             let pre: Vec<&str> = pre.split(' ').collect();
             let post: Vec<&str> = post.split(' ').collect();
+            let (major, minor) = pre.get(2)?.split_once(':')?;
             Some(Mount {
+                dev: (major.parse().ok()?, minor.parse().ok()?),
+                root: unescape(pre.get(3)?),
                 mount_point: unescape(pre.get(4)?),
                 fs_type: post.first()?.to_string(),
                 source: unescape(post.get(1).unwrap_or(&"")),
@@ -79,10 +89,14 @@ pub fn mount_of(mounts: &[Mount], path: &Path) -> Option<Mount> {
         .cloned()
 }
 
+/// Every mount this process sees, in file order.
+pub fn all() -> std::io::Result<Vec<Mount>> {
+    Ok(parse(&std::fs::read_to_string("/proc/self/mountinfo")?))
+}
+
 /// The mount holding `path` on this machine.
 pub fn lookup(path: &Path) -> Option<Mount> {
-    let text = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
-    mount_of(&parse(&text), path)
+    mount_of(&all().ok()?, path)
 }
 
 #[cfg(test)]
@@ -109,6 +123,7 @@ mod tests {
         assert_eq!(disk.fs_type, "xfs");
         assert!(disk.options.contains("noatime"));
         assert_eq!(disk.mount_options(), "rw,noatime,attr2");
+        assert_eq!((disk.dev, disk.root.as_str()), ((7, 0), "/"));
         // /mnt/g was mounted twice: the later mount hides the earlier.
         assert_eq!(mount_of(&m, Path::new("/mnt/g")).unwrap().fs_type, "tmpfs");
         // A sibling with a common string prefix is not a path prefix.

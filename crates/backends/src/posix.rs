@@ -3,6 +3,7 @@
 //! workloads only name paths inside the tool's working directory.
 
 use crate::mountinfo;
+use crate::remount::Remount;
 use nix::fcntl::{posix_fadvise, PosixFadviseAdvice};
 use nix::sys::uio::{preadv, pwritev};
 use sharebench_core::backend::{
@@ -14,11 +15,13 @@ use std::io::{self, IoSlice, IoSliceMut, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::os::unix::io::{AsRawFd, IntoRawFd};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::sync::OnceLock;
 
 pub struct PosixBackend {
     root: PathBuf,
     mount: Option<mountinfo::Mount>,
+    /// The remount that empties this file system's cache, once checked safe.
+    remount: OnceLock<Result<Remount, String>>,
 }
 
 impl PosixBackend {
@@ -34,7 +37,19 @@ impl PosixBackend {
         }
         let root = fs::canonicalize(root).map_err(|e| format!("target '{shown}': {e}"))?;
         let mount = mountinfo::lookup(&root);
-        Ok(PosixBackend { root, mount })
+        Ok(PosixBackend {
+            root,
+            mount,
+            remount: OnceLock::new(),
+        })
+    }
+
+    /// The checked remount of the file system holding the root (checked once).
+    fn remount(&self) -> io::Result<&Remount> {
+        self.remount
+            .get_or_init(|| Remount::check(&self.root))
+            .as_ref()
+            .map_err(|e| io::Error::other(e.clone()))
     }
 
     fn path(&self, rel: &str) -> PathBuf {
@@ -204,55 +219,18 @@ impl Backend for PosixBackend {
                 Ok(Purge::FadviseDontNeed)
             }
             PurgeRequest::Remount => {
-                let m = self.mount.as_ref().ok_or_else(|| {
-                    io::Error::other(format!(
-                        "cannot find the mount that holds {}",
-                        self.root.display()
-                    ))
-                })?;
-                remount(m)?;
+                self.remount()?.run().map_err(io::Error::other)?;
                 Ok(Purge::Remount)
             }
         }
     }
-}
 
-/// Unmounts and mounts again the file system at `m`, as IOzone's -U does: the only way to
-/// empty the page cache of one file system (`mount -o remount` keeps it). Fails without
-/// change when the unmount fails (busy, not root); if the mount back fails, the error says
-/// exactly how to restore it.
-fn remount(m: &mountinfo::Mount) -> io::Result<()> {
-    let run = |args: &[&str]| -> io::Result<()> {
-        let out = Command::new(args[0]).args(&args[1..]).output()?;
-        if out.status.success() {
-            Ok(())
-        } else {
-            Err(io::Error::other(format!(
-                "{}: {}",
-                args.join(" "),
-                String::from_utf8_lossy(&out.stderr).trim()
-            )))
+    fn check_purge(&self, how: PurgeRequest) -> Result<(), String> {
+        match how {
+            PurgeRequest::Drop => Ok(()),
+            PurgeRequest::Remount => self.remount().map(|_| ()).map_err(|e| e.to_string()),
         }
-    };
-    nix::unistd::sync();
-    run(&["umount", &m.mount_point])?;
-    let options = m.mount_options();
-    let mount = [
-        "mount",
-        "-t",
-        &m.fs_type,
-        "-o",
-        &options,
-        &m.source,
-        &m.mount_point,
-    ];
-    run(&mount).map_err(|e| {
-        io::Error::other(format!(
-            "{e}; {} IS LEFT UNMOUNTED, restore it with: {}",
-            m.mount_point,
-            mount.join(" ")
-        ))
-    })
+    }
 }
 
 /// An open posix file; `None` only after close.

@@ -502,6 +502,7 @@ pub fn main(args: RunArgs, cluster: Option<&dyn session::Cluster>) -> CliResult<
         command_line: std::env::args().collect(),
         carried: Vec::new(),
         cluster,
+        remount_at: None,
     };
     let result = session::execute(spec, &mut |_| {})?;
     if !result.writes {

@@ -4,9 +4,10 @@
 
 use crate::error::{CliError, CliResult};
 use crate::progress::Progress;
+use sharebench_core::backend::{Backend, PurgeRequest};
 use sharebench_core::engine::{self, Observer, RunSummary, Target};
 use sharebench_core::manifest::{Host, Manifest, TargetManifest};
-use sharebench_core::plan::Plan;
+use sharebench_core::plan::{CachePolicy, Plan};
 use sharebench_core::ranks::{Go, Ranks, Ready, Solo};
 use sharebench_core::record::{self, Record, RecordWriter, Status};
 use sharebench_core::server_cpu::ProcessSet;
@@ -34,6 +35,11 @@ pub fn install_ctrlc() {
     HANDLER.get_or_init(|| {
         let _ = ctrlc::set_handler(|| {
             if CANCEL.swap(true, Ordering::SeqCst) {
+                // Never leave a file system unmounted: a remount under way finishes first
+                // (it is bounded: three mount attempts a second apart).
+                while sharebench_backends::remount::in_progress() {
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                }
                 // A second Ctrl-C while something hangs (a dead server): leave now.
                 let _ = writeln!(
                     io::stderr(),
@@ -57,6 +63,9 @@ pub struct SessionSpec<'a> {
     pub carried: Vec<Record>,
     /// The other clients of a multi-client run (started by mpirun); `None` for one client.
     pub cluster: Option<&'a dyn Cluster>,
+    /// IOzone's `-U MOUNT`: the mount point the user says the target's file system is
+    /// mounted on; a target on any other mount is refused.
+    pub remount_at: Option<&'a Path>,
 }
 
 /// The ranks of a multi-client run, as a session needs them: every rank runs the same
@@ -203,7 +212,8 @@ fn enter_netns(netns: &str) -> Result<(), String> {
 
 /// Opens every target and creates its working directory; on any failure, removes the
 /// working directories already made and reports the first problem.
-fn prepare_targets(names: &[String], files_prefix: &str) -> CliResult<Vec<Target>> {
+fn prepare_targets(spec: &SessionSpec, files_prefix: &str) -> CliResult<Vec<Target>> {
+    let names = spec.targets;
     let located: Vec<Located> = names
         .iter()
         .map(|n| locate(n))
@@ -230,6 +240,7 @@ fn prepare_targets(names: &[String], files_prefix: &str) -> CliResult<Vec<Target
     // ways (a share and the DFS link to it), and must not collide.
     for (i, (name, l)) in names.iter().zip(located).enumerate() {
         let prepared = sharebench_backends::open_target(&l.url).and_then(|backend| {
+            check_purge(name, backend.as_ref(), spec)?;
             let workdir = Workdir::create(backend.as_ref(), &format!("{files_prefix}-t{i}"))
                 .map_err(|e| describe_workdir_error(name, &e))?;
             Ok(Target {
@@ -253,6 +264,30 @@ fn prepare_targets(names: &[String], files_prefix: &str) -> CliResult<Vec<Target
         }
     }
     Ok(ready)
+}
+
+/// Refuses, before any I/O, a cache purge the target cannot do without harm (a remount
+/// that would lose or release something), and IOzone's -U naming another mount than the
+/// one the target is on.
+fn check_purge(name: &str, backend: &dyn Backend, spec: &SessionSpec) -> Result<(), String> {
+    if let Some(at) = spec.remount_at {
+        let mount_point = backend.info().mount_point;
+        let given = std::fs::canonicalize(at).unwrap_or_else(|_| at.to_path_buf());
+        if mount_point.as_deref().map(Path::new) != Some(given.as_path()) {
+            return Err(format!(
+                "-U {}: {name} is {}, not on that mount; nothing was unmounted",
+                at.display(),
+                mount_point.map_or("not on a mounted file system".to_string(), |m| format!(
+                    "on the file system mounted at {m}"
+                ))
+            ));
+        }
+    }
+    match spec.plan.cache {
+        CachePolicy::Remount => backend.check_purge(PurgeRequest::Remount),
+        CachePolicy::Drop => backend.check_purge(PurgeRequest::Drop),
+        CachePolicy::Keep | CachePolicy::Direct => Ok(()),
+    }
 }
 
 fn remove_workdirs(targets: &[Target], warn: &mut dyn FnMut(String)) {
@@ -332,7 +367,7 @@ pub fn execute(spec: SessionSpec, on_record: &mut dyn FnMut(&Record)) -> CliResu
             .collect();
         files_prefix = format!("{run_id}-r{}-{host}", c.rank());
     }
-    let setup = prepare_targets(spec.targets, &files_prefix).and_then(|targets| {
+    let setup = prepare_targets(&spec, &files_prefix).and_then(|targets| {
         let cleanup = |e: CliError| {
             remove_workdirs(&targets, &mut |_| {});
             e
@@ -476,6 +511,12 @@ pub fn execute(spec: SessionSpec, on_record: &mut dyn FnMut(&Record)) -> CliResu
 pub fn outcome_error(result: &SessionResult) -> Option<CliError> {
     let s = &result.summary;
     let dir = result.out_dir.display();
+    if let Some(why) = &s.stopped {
+        return Some(CliError::failed(format!(
+            "run stopped: {why}; {} records kept in {dir}",
+            s.records
+        )));
+    }
     if s.interrupted {
         return Some(CliError::interrupted(format!(
             "interrupted; {} records kept in {dir}",

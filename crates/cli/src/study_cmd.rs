@@ -536,6 +536,7 @@ fn run_step(
                         command_line,
                         carried,
                         cluster: None,
+                        remount_at: None,
                     },
                     &mut |_| {
                         taken.fetch_add(1, std::sync::atomic::Ordering::SeqCst);

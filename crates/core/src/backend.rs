@@ -144,6 +144,12 @@ pub trait Backend: Send + Sync {
     fn chmod(&self, path: &str, mode: u32) -> io::Result<()>;
     /// Empties the caches that would serve `path` from memory, as well as the backend can.
     fn purge_cache(&self, path: &str, how: PurgeRequest) -> io::Result<Purge>;
+    /// Checks, before any I/O, that purges of this kind can be done here without harm (a
+    /// remount that would lose or release nothing); the error is one line for the user.
+    /// Backends whose purges touch nothing but caches have nothing to check.
+    fn check_purge(&self, _how: PurgeRequest) -> Result<(), String> {
+        Ok(())
+    }
     /// Sets access and modification times, in nanoseconds since the epoch (utimensat; what
     /// `rsync -a` does after writing a file). Unsupported by default.
     fn set_times(&self, _path: &str, _atime_ns: i128, _mtime_ns: i128) -> io::Result<()> {

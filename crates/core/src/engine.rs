@@ -58,11 +58,14 @@ pub struct RunSummary {
     /// (the start barrier and the gather; zero for one client).
     pub coordinated: u64,
     pub coordination_s: f64,
+    /// Why the run was stopped before its end by a failure that made going on unsafe
+    /// (a remount that failed and may have left its file system unmounted).
+    pub stopped: Option<String>,
 }
 
 impl RunSummary {
     pub fn all_ok(&self) -> bool {
-        self.failed == 0 && self.verify_failed == 0 && !self.interrupted
+        self.failed == 0 && self.verify_failed == 0 && !self.interrupted && self.stopped.is_none()
     }
 }
 
@@ -126,6 +129,10 @@ pub fn run_ranked(
                             "{}: giving up on this target after an error: {why}",
                             target.name
                         ));
+                    }
+                    CellEnd::Stopped(why) => {
+                        summary.stopped = Some(format!("{}: {why}", target.name));
+                        return Ok(summary);
                     }
                     CellEnd::Interrupted => {
                         summary.interrupted = true;
@@ -259,6 +266,8 @@ fn run_workload(
 enum CellEnd {
     Done,
     TargetFailed(String),
+    /// The whole run must stop (see `RunSummary::stopped`).
+    Stopped(String),
     Interrupted,
 }
 
@@ -282,6 +291,8 @@ fn run_cell(
     let mut last_test = None;
     let mut purge_note: Option<String> = None;
     let mut end = CellEnd::Done;
+    // A failure that makes going on unsafe (a remount that failed): the whole run stops.
+    let mut fatal: Option<String> = None;
 
     for &op in &plan.ops {
         let mut ready = if cancel.load(Ordering::Relaxed) {
@@ -304,7 +315,13 @@ fn run_cell(
         // A cold cache before the first operation of each IOzone test (IOzone's -U).
         if ready == Ready::Yes && last_test != Some(op.iozone_test()) {
             last_test = Some(op.iozone_test());
-            purge_note = purge(backend, plan.cache, &files);
+            match purge(backend, plan.cache, &files) {
+                Ok(note) => purge_note = note,
+                Err(why) => {
+                    ready = Ready::No(why.clone());
+                    fatal = Some(why);
+                }
+            }
         }
         // Every rank starts together, or none does.
         let asked = Instant::now();
@@ -378,6 +395,10 @@ fn run_cell(
             &format!("{} {} {}", ctx.target.name, op, describe_cell(&ctx.cell)),
         );
     }
+    if let Some(why) = fatal {
+        // Nothing more is touched: the file system may not be where it was.
+        return Ok(CellEnd::Stopped(why));
+    }
 
     if !plan.keep_files {
         for f in &files {
@@ -401,21 +422,32 @@ fn describe_cell(cell: &Cell) -> String {
 }
 
 /// Purges caches as the policy asks, for every worker's file; returns what was done.
-fn purge(backend: &dyn Backend, policy: CachePolicy, files: &[String]) -> Option<String> {
+/// An error is a remount that failed: its file system may be unmounted, so the run stops.
+fn purge(
+    backend: &dyn Backend,
+    policy: CachePolicy,
+    files: &[String],
+) -> Result<Option<String>, String> {
     let how = match policy {
         CachePolicy::Drop => PurgeRequest::Drop,
-        CachePolicy::Remount => PurgeRequest::Remount,
-        CachePolicy::Keep | CachePolicy::Direct => return None,
+        // One file system holds every worker's file: one remount empties it.
+        CachePolicy::Remount => {
+            return match backend.purge_cache(&files[0], PurgeRequest::Remount) {
+                Ok(p) => Ok(Some(p.name().to_string())),
+                Err(e) => Err(e.to_string()),
+            }
+        }
+        CachePolicy::Keep | CachePolicy::Direct => return Ok(None),
     };
     let mut done = None;
     for f in files {
         match backend.purge_cache(f, how) {
             Ok(p) => done = Some(p.name().to_string()),
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(e) => return Some(format!("failed: {e}")),
+            Err(e) => return Ok(Some(format!("failed: {e}"))),
         }
     }
-    done
+    Ok(done)
 }
 
 fn mix_seed(parts: &[u64]) -> u64 {

@@ -105,6 +105,11 @@ impl Options {
         !self.threads.is_empty()
     }
 
+    /// -U's mount point, which must be the one the target is on.
+    pub fn remount_at(&self) -> Option<&Path> {
+        self.remount.as_deref().map(Path::new)
+    }
+
     /// The directory to test in: the non-flag argument, else the directory of -f (or of
     /// the first -F name), else the current directory.
     pub fn target_dir(&self) -> String {

@@ -157,6 +157,7 @@ fn execute(
     argv: &[String],
     out: Option<PathBuf>,
     cluster: Option<&dyn session::Cluster>,
+    remount_at: Option<&Path>,
     on_record: &mut dyn FnMut(&Record),
 ) -> CliResult<SessionResult> {
     let targets = vec![target.to_string()];
@@ -167,6 +168,7 @@ fn execute(
         command_line: argv.to_vec(),
         carried: Vec::new(),
         cluster,
+        remount_at,
     };
     let result = session::execute(spec, on_record)?;
     if result.writes {
@@ -214,9 +216,15 @@ fn run_auto(
     out(&table::header(sel.extended));
 
     let mut t = AutoTable::new(&layout, *sel, last_op, std::io::stdout());
-    let result = execute(&plan, &opts.target_dir(), argv, None, cluster, &mut |r| {
-        t.on_record(r)
-    });
+    let result = execute(
+        &plan,
+        &opts.target_dir(),
+        argv,
+        None,
+        cluster,
+        opts.remount_at(),
+        &mut |r| t.on_record(r),
+    );
     t.flush();
     let result = result?;
     out("\niozone test complete.\n");
@@ -360,9 +368,15 @@ fn run_throughput(
         let dir = (plans.len() > 1).then(|| {
             Path::new("sharebench-results").join(format!("{}-t{n}", session::new_run_id()))
         });
-        let result = execute(plan, &opts.target_dir(), argv, dir, cluster, &mut |r| {
-            run.on_record(r)
-        })?;
+        let result = execute(
+            plan,
+            &opts.target_dir(),
+            argv,
+            dir,
+            cluster,
+            opts.remount_at(),
+            &mut |r| run.on_record(r),
+        )?;
         out("\n\n");
         columns.push(run.column(&ops, sel));
         if let Some(e) = session::outcome_error(&result) {

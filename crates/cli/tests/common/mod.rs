@@ -121,6 +121,17 @@ impl LoopMount {
         }
     }
 
+    /// An image mounted with `mount -o loop`: its loop device detaches when it is unmounted.
+    pub fn autoclear(fs: &str, size: &str) -> LoopMount {
+        let mut m = LoopMount::new(fs, size, false);
+        let dev = m.dev.take().unwrap();
+        sh("umount", &[m.path()]);
+        sh("losetup", &["-d", &dev]);
+        let img = m.dir.with_file_name("fs.img");
+        sh("mount", &["-o", "loop", img.to_str().unwrap(), m.path()]);
+        m
+    }
+
     pub fn path(&self) -> &str {
         self.dir.to_str().unwrap()
     }
