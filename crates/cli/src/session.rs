@@ -10,6 +10,7 @@ use sharebench_core::manifest::{Host, Manifest, TargetManifest};
 use sharebench_core::plan::{CachePolicy, Plan};
 use sharebench_core::ranks::{Go, Ranks, Ready, Solo};
 use sharebench_core::record::{self, Record, RecordWriter, Status};
+use sharebench_core::safe_dir::SafeDir;
 use sharebench_core::server_cpu::ProcessSet;
 use sharebench_core::workdir::Workdir;
 use std::io::{self, Write};
@@ -89,36 +90,35 @@ pub struct SessionResult {
 
 /// Creates the results directory: a new one, or an existing empty one. Refuses a
 /// directory that already holds anything, ours or someone else's: nothing is overwritten.
-pub fn create_out_dir(out: Option<PathBuf>, run_id: &str) -> CliResult<PathBuf> {
-    let dir = out.unwrap_or_else(|| Path::new("sharebench-results").join(run_id));
-    if dir.exists() {
-        if !dir.is_dir() {
-            return Err(CliError::usage(format!(
-                "--out {}: exists and is not a directory",
-                dir.display()
-            )));
-        }
-        let mut entries = std::fs::read_dir(&dir)
-            .map_err(|e| CliError::usage(format!("--out {}: {e}", dir.display())))?;
-        if entries.next().is_some() {
-            let whose = if dir.join(RESULTS_MARKER).exists() {
-                "earlier sharebench results"
-            } else {
-                "files that are not sharebench's"
-            };
-            return Err(CliError::usage(format!(
-                "--out {} already holds {whose}; give a new or empty directory",
-                dir.display()
-            )));
-        }
+/// It is held open from here on, so nothing written there follows a planted symlink.
+pub fn create_out_dir(out: Option<PathBuf>, run_id: &str) -> CliResult<SafeDir> {
+    let path = out.unwrap_or_else(|| Path::new("sharebench-results").join(run_id));
+    let shown = path.display();
+    let dir = SafeDir::create(&path).map_err(|e| {
+        CliError::usage(match e.kind() {
+            io::ErrorKind::AlreadyExists | io::ErrorKind::NotADirectory => {
+                format!("--out {shown}: exists and is not a directory")
+            }
+            _ => format!("cannot create --out {shown}: {e}"),
+        })
+    })?;
+    let empty = dir
+        .is_empty()
+        .map_err(|e| CliError::usage(format!("--out {shown}: {e}")))?;
+    if !empty {
+        let whose = if dir.contains(RESULTS_MARKER) {
+            "earlier sharebench results"
+        } else {
+            "files that are not sharebench's"
+        };
+        return Err(CliError::usage(format!(
+            "--out {shown} already holds {whose}; give a new or empty directory"
+        )));
     }
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| CliError::usage(format!("cannot create --out {}: {e}", dir.display())))?;
-    std::fs::write(
-        dir.join(RESULTS_MARKER),
-        format!("sharebench results of run {run_id}\n"),
-    )
-    .map_err(|e| CliError::usage(format!("cannot write in --out {}: {e}", dir.display())))?;
+    let marker = format!("sharebench results of run {run_id}\n");
+    dir.create_new(RESULTS_MARKER, 0o644)
+        .and_then(|mut f| f.write_all(marker.as_bytes()))
+        .map_err(|e| CliError::usage(format!("cannot write in --out {shown}: {e}")))?;
     Ok(dir)
 }
 
@@ -329,11 +329,9 @@ impl Observer for SessionObserver<'_> {
     }
 }
 
-fn write_manifest(dir: &Path, m: &Manifest) -> io::Result<()> {
-    let text = serde_json::to_string_pretty(m).map_err(io::Error::other)?;
-    let tmp = dir.join("run.json.tmp");
-    std::fs::write(&tmp, text + "\n")?;
-    std::fs::rename(tmp, dir.join("run.json"))
+fn write_manifest(dir: &SafeDir, m: &Manifest) -> io::Result<()> {
+    let text = serde_json::to_string_pretty(m).map_err(io::Error::other)? + "\n";
+    dir.replace("run.json", text.as_bytes(), 0o644)
 }
 
 /// Runs a plan end to end. `on_record` sees each record as it is taken (for live tables).
@@ -381,9 +379,9 @@ pub fn execute(spec: SessionSpec, on_record: &mut dyn FnMut(&Record)) -> CliResu
             }
         }
         let out_dir = if writes {
-            create_out_dir(spec.out.clone(), &run_id).map_err(cleanup)?
+            Some(create_out_dir(spec.out.clone(), &run_id).map_err(cleanup)?)
         } else {
-            PathBuf::new()
+            None
         };
         Ok((targets, out_dir))
     });
@@ -402,8 +400,10 @@ pub fn execute(spec: SessionSpec, on_record: &mut dyn FnMut(&Record)) -> CliResu
                 (Ok(ok), Go::On) => ok,
                 (Ok((targets, dir)), other) => {
                     remove_workdirs(&targets, &mut |_| {});
-                    if writes {
-                        let _ = std::fs::remove_dir_all(&dir);
+                    if let Some(dir) = dir {
+                        // Only what this run made: its marker, then the directory if empty.
+                        let _ = dir.remove(RESULTS_MARKER);
+                        let _ = std::fs::remove_dir(dir.path());
                     }
                     return Err(match other {
                         Go::Stop(why) => CliError::usage(why),
@@ -445,13 +445,20 @@ pub fn execute(spec: SessionSpec, on_record: &mut dyn FnMut(&Record)) -> CliResu
             .hosts(&mine)
             .map_err(|e| CliError::failed(format!("MPI: {e}")))?;
     }
+    let out_path = out_dir
+        .as_ref()
+        .map(|d| d.path().to_path_buf())
+        .unwrap_or_default();
     let io_err = |what: &str, e: io::Error| {
-        CliError::failed(format!("cannot write {what} in {}: {e}", out_dir.display()))
+        CliError::failed(format!(
+            "cannot write {what} in {}: {e}",
+            out_path.display()
+        ))
     };
-    let writer = if writes {
-        write_manifest(&out_dir, &manifest).map_err(|e| io_err("run.json", e))?;
-        let mut writer = RecordWriter::create(&out_dir.join("results.jsonl"))
-            .map_err(|e| io_err("results.jsonl", e))?;
+    let writer = if let Some(dir) = &out_dir {
+        write_manifest(dir, &manifest).map_err(|e| io_err("run.json", e))?;
+        let mut writer =
+            RecordWriter::create(dir, "results.jsonl").map_err(|e| io_err("results.jsonl", e))?;
         for r in &spec.carried {
             writer.append(r).map_err(|e| io_err("results.jsonl", e))?;
         }
@@ -491,17 +498,20 @@ pub fn execute(spec: SessionSpec, on_record: &mut dyn FnMut(&Record)) -> CliResu
         "failed"
     }
     .into();
-    if writes {
-        write_manifest(&out_dir, &manifest).map_err(|e| io_err("run.json", e))?;
+    if let Some(dir) = &out_dir {
+        write_manifest(dir, &manifest).map_err(|e| io_err("run.json", e))?;
         // The CSV is made from the JSONL on disk, the same input every later tool reads.
-        let loaded = record::read_jsonl(&out_dir.join("results.jsonl"))
+        let jsonl = "results.jsonl";
+        let loaded = dir
+            .open_file(jsonl)
+            .and_then(|f| record::read_jsonl_from(f, &out_path.join(jsonl)))
             .map_err(|e| io_err("results.csv", e))?;
-        record::write_csv(&out_dir.join("results.csv"), &loaded.records)
+        record::write_csv(dir, "results.csv", &loaded.records)
             .map_err(|e| io_err("results.csv", e))?;
     }
     Ok(SessionResult {
         writes,
-        out_dir,
+        out_dir: out_path,
         summary,
         records,
     })

@@ -11,6 +11,7 @@ use crate::run_cmd::{self, RunArgs};
 use crate::session::{self, SessionSpec};
 use crate::study_actions;
 use clap::{Args, Parser, Subcommand};
+use sharebench_core::safe_dir::SafeDir;
 use sharebench_study::spec::{Action, LabNeeds, Study};
 use sharebench_study::state::{self, RunState, StepState, StepStatus};
 use std::io::Write;
@@ -133,13 +134,14 @@ fn open_study_dir(a: &StudyRunArgs, study: &Study, text: &str) -> CliResult<(Pat
     });
     sharebench_report::check_out_dir(&dir).map_err(|e| CliError::usage(e.0))?;
     let io = |e: std::io::Error| CliError::usage(format!("--out {}: {e}", dir.display()));
-    std::fs::create_dir_all(dir.join("steps")).map_err(io)?;
-    std::fs::write(
-        dir.join(state::STUDY_MARKER),
-        format!("sharebench study {}\n", study.name),
-    )
-    .map_err(io)?;
-    std::fs::write(dir.join(state::STUDY_FILE), text).map_err(io)?;
+    // Held open: nothing written there follows a symlink planted meanwhile.
+    let out = SafeDir::create(&dir).map_err(io)?;
+    out.subdir("steps").map_err(io)?;
+    let marker = format!("sharebench study {}\n", study.name);
+    out.replace(state::STUDY_MARKER, marker.as_bytes(), 0o644)
+        .map_err(io)?;
+    out.replace(state::STUDY_FILE, text.as_bytes(), 0o644)
+        .map_err(io)?;
     let st = RunState {
         study: study.name.clone(),
         scale: a.scale.clone(),

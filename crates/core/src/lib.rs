@@ -15,6 +15,7 @@ pub mod pattern;
 pub mod plan;
 pub mod ranks;
 pub mod record;
+pub mod safe_dir;
 pub mod server_cpu;
 pub mod size;
 pub mod workdir;

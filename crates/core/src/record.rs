@@ -4,8 +4,9 @@
 //! removes or renames a field.
 
 use crate::latency::LatencySummary;
+use crate::safe_dir::SafeDir;
 use serde::{Deserialize, Serialize};
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{self, BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
@@ -246,11 +247,11 @@ pub struct RecordWriter {
 }
 
 impl RecordWriter {
-    pub fn create(path: &Path) -> io::Result<Self> {
-        let file = OpenOptions::new().create(true).append(true).open(path)?;
+    /// Starts a new file `name` in `dir` (never one that exists).
+    pub fn create(dir: &SafeDir, name: &str) -> io::Result<Self> {
         Ok(RecordWriter {
-            path: path.to_owned(),
-            file,
+            path: dir.path().join(name),
+            file: dir.create_new(name, 0o644)?,
             count: 0,
         })
     }
@@ -282,7 +283,12 @@ pub struct LoadedRecords {
 }
 
 pub fn read_jsonl(path: &Path) -> io::Result<LoadedRecords> {
-    let reader = BufReader::new(File::open(path)?);
+    read_jsonl_from(File::open(path)?, path)
+}
+
+/// `read_jsonl` of an open file; `path` names it in messages.
+pub fn read_jsonl_from(file: File, path: &Path) -> io::Result<LoadedRecords> {
+    let reader = BufReader::new(file);
     let mut out = LoadedRecords {
         records: Vec::new(),
         bad_lines: Vec::new(),
@@ -358,9 +364,9 @@ pub const CSV_COLUMNS: [&str; 52] = [
     "fuse_cpu_s",
 ];
 
-/// Writes records as CSV with `CSV_COLUMNS`.
-pub fn write_csv(path: &Path, records: &[Record]) -> io::Result<()> {
-    let mut w = csv::Writer::from_path(path)?;
+/// Writes records as CSV with `CSV_COLUMNS`, as a new file `name` in `dir`.
+pub fn write_csv(dir: &SafeDir, name: &str, records: &[Record]) -> io::Result<()> {
+    let mut w = csv::Writer::from_writer(dir.create_new(name, 0o644)?);
     w.write_record(CSV_COLUMNS)?;
     for r in records {
         let t = r.throughput.unwrap_or_default();
@@ -461,12 +467,14 @@ pub(crate) fn sample_record() -> Record {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs::OpenOptions;
 
     #[test]
     fn jsonl_round_trips_and_survives_a_cut_last_line() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("results.jsonl");
-        let mut w = RecordWriter::create(&path).unwrap();
+        let mut w =
+            RecordWriter::create(&SafeDir::open(dir.path()).unwrap(), "results.jsonl").unwrap();
         let r = sample_record();
         w.append(&r).unwrap();
         w.append(&r).unwrap();
@@ -483,7 +491,12 @@ mod tests {
     fn csv_has_a_header_and_a_row_per_record() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.csv");
-        write_csv(&path, &[sample_record()]).unwrap();
+        write_csv(
+            &SafeDir::open(dir.path()).unwrap(),
+            "r.csv",
+            &[sample_record()],
+        )
+        .unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 2);

@@ -18,6 +18,7 @@ pub mod traffic;
 
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
+use sharebench_core::safe_dir::SafeDir;
 use state::{LabState, Resource};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -118,14 +119,17 @@ pub fn up(opts: &UpOptions) -> Result<LabState> {
     check_prerequisites(&opts.fs, opts.smb_fuse)?;
 
     let dir = LabState::dir();
-    if dir.exists() && !dir.join(MARKER).exists() {
+    // The lab keeps its state and credentials here: a directory anyone else could change
+    // (a planted /var/tmp/sharebench-lab) is refused, and the marker is never followed.
+    let lab_dir =
+        SafeDir::create(&dir).with_context(|| format!("lab directory {}", dir.display()))?;
+    if !lab_dir.is_empty()? && !lab_dir.contains(MARKER) {
         bail!(
             "{} exists and is not the lab's; refusing to use it",
             dir.display()
         );
     }
-    std::fs::create_dir_all(&dir)?;
-    std::fs::write(dir.join(MARKER), "sharebench lab directory\n")?;
+    lab_dir.replace(MARKER, b"sharebench lab directory\n", 0o644)?;
     let mut state = LabState {
         version: 1,
         phase: "starting".into(),

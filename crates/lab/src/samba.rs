@@ -32,9 +32,10 @@ pub fn new_password() -> Result<String> {
 
 /// Writes the password file (just the password) and an smbclient `-A` file, both 0600.
 pub fn write_credentials(state: &LabState, password: &str) -> Result<()> {
+    // 0600 from the first byte, and never written through a symlink.
     let write_private = |path: &Path, text: String| -> Result<()> {
-        std::fs::write(path, text)?;
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
+        let (dir, name) = sharebench_core::safe_dir::parent_and_name(path)?;
+        dir.replace(&name, text.as_bytes(), 0o600)?;
         Ok(())
     };
     write_private(&state.credentials_file, format!("{password}\n"))?;

@@ -10,8 +10,7 @@ use crate::proc;
 use crate::state::{LabState, Resource};
 use crate::topology::Host;
 use anyhow::{bail, Context, Result};
-use std::io::Write;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -41,15 +40,9 @@ fn home(state: &LabState) -> PathBuf {
 
 /// Writes `text` to a new file that is 0600 from its first byte.
 fn write_private(path: &Path, text: &str) -> Result<()> {
-    let _ = std::fs::remove_file(path);
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
-        .with_context(|| format!("cannot create {}", path.display()))?;
-    f.write_all(text.as_bytes())?;
-    Ok(())
+    let (dir, name) = sharebench_core::safe_dir::parent_and_name(path)?;
+    dir.replace(&name, text.as_bytes(), 0o600)
+        .with_context(|| format!("cannot create {}", path.display()))
 }
 
 /// smbnetfs.conf: no browsing of a network neighbourhood (the lab has no NetBIOS), the

@@ -97,9 +97,10 @@ impl LabState {
     /// Writes the state atomically (rename), so a crash never leaves half a file.
     pub fn save(&self) -> Result<()> {
         let p = Self::path();
-        let tmp = p.with_extension("json.tmp");
-        std::fs::write(&tmp, serde_json::to_string_pretty(self)?)?;
-        std::fs::rename(&tmp, &p).with_context(|| format!("cannot write {}", p.display()))
+        let text = serde_json::to_string_pretty(self)?;
+        sharebench_core::safe_dir::SafeDir::open(&Self::dir())
+            .and_then(|d| d.replace("state.json", text.as_bytes(), 0o644))
+            .with_context(|| format!("cannot write {}", p.display()))
     }
 
     /// Records a resource before it is created.

@@ -26,6 +26,7 @@ pub mod workloads;
 pub mod xlsx;
 
 use std::fmt;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// A problem with the inputs or the output, as one line for the user.
@@ -106,9 +107,13 @@ pub fn write(dir: &Path, analysis: &analysis::Analysis, rendered: &Rendered) -> 
     check_out_dir(dir)?;
     let err =
         |e: std::io::Error| ReportError(format!("cannot write in --out {}: {e}", dir.display()));
-    std::fs::create_dir_all(dir).map_err(err)?;
-    std::fs::write(dir.join("report.html"), &rendered.html).map_err(err)?;
-    std::fs::write(dir.join("results.xlsx"), &rendered.xlsx).map_err(err)?;
-    sharebench_core::record::write_csv(&dir.join("results.csv"), &analysis.records).map_err(err)?;
+    // Held open and written by handle: nothing follows a symlink planted meanwhile.
+    let out = sharebench_core::safe_dir::SafeDir::create(dir).map_err(err)?;
+    let write = |name: &str, bytes: &[u8]| -> std::io::Result<()> {
+        out.create_new(name, 0o644)?.write_all(bytes)
+    };
+    write("report.html", rendered.html.as_bytes()).map_err(err)?;
+    write("results.xlsx", &rendered.xlsx).map_err(err)?;
+    sharebench_core::record::write_csv(&out, "results.csv", &analysis.records).map_err(err)?;
     Ok(())
 }

@@ -108,14 +108,17 @@ pub fn write(path: &Path, sheet: &Sheet) -> io::Result<()> {
         .extension()
         .map(|e| e.to_string_lossy().eq_ignore_ascii_case("xlsx"))
         .unwrap_or(false);
-    if is_xlsx {
-        write_xlsx(path, sheet)
+    let bytes = if is_xlsx {
+        xlsx_bytes(sheet)?
     } else {
-        std::fs::write(path, biff_bytes(sheet))
-    }
+        biff_bytes(sheet)
+    };
+    // Replaces the file as IOzone does, but never writes through a symlink of that name.
+    let (dir, name) = sharebench_core::safe_dir::parent_and_name(path)?;
+    dir.replace(&name, &bytes, 0o644)
 }
 
-fn write_xlsx(path: &Path, sheet: &Sheet) -> io::Result<()> {
+fn xlsx_bytes(sheet: &Sheet) -> io::Result<Vec<u8>> {
     let mut book = rust_xlsxwriter::Workbook::new();
     let ws = book.add_worksheet();
     for c in &sheet.cells {
@@ -125,7 +128,7 @@ fn write_xlsx(path: &Path, sheet: &Sheet) -> io::Result<()> {
         };
         done.map_err(io::Error::other)?;
     }
-    book.save(path).map_err(io::Error::other)
+    book.save_to_buffer().map_err(io::Error::other)
 }
 
 #[cfg(test)]
