@@ -107,6 +107,26 @@ fn parse(spec: &str) -> Result<Target, String> {
     })
 }
 
+/// Warns, once per process, that a password file others may read is no secret (as ssh
+/// does for a private key; the file is still used, it is the user's to fix).
+fn warn_if_others_can_read(path: &std::path::Path) {
+    use std::os::unix::fs::PermissionsExt;
+    static WARNED: std::sync::Once = std::sync::Once::new();
+    let Ok(meta) = std::fs::metadata(path) else {
+        return;
+    };
+    let mode = meta.permissions().mode() & 0o777;
+    if mode & 0o077 != 0 {
+        WARNED.call_once(|| {
+            eprintln!(
+                "sharebench: warning: {PASSWORD_FILE_ENV} {} is readable by others (mode {mode:04o}); make it private: chmod 600 {}",
+                path.display(),
+                path.display()
+            )
+        });
+    }
+}
+
 /// The password, from the environment or a file; one-line errors that never show it.
 fn password() -> Result<String, String> {
     if let Some(p) = std::env::var_os(PASSWORD_ENV) {
@@ -121,6 +141,7 @@ fn password() -> Result<String, String> {
                 std::path::Path::new(&f).display()
             )
         })?;
+        warn_if_others_can_read(std::path::Path::new(&f));
         let pw = text.strip_suffix('\n').unwrap_or(&text);
         let pw = pw.strip_suffix('\r').unwrap_or(pw);
         return Ok(pw.to_string());

@@ -82,7 +82,7 @@ fn fail(e: anyhow::Error) -> CliError {
 }
 
 pub fn main(args: LabArgs) -> CliResult<()> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::stdout::stdout();
     match args.command {
         LabCommand::Up {
             topology,

@@ -4,6 +4,7 @@
 //! in `sharebench-backends`, the analysis in `sharebench-report`, the servers in
 //! `sharebench-lab`.
 
+mod clean_cmd;
 mod error;
 mod iozone;
 mod lab_cmd;
@@ -13,6 +14,7 @@ mod progress;
 mod report_cmd;
 mod run_cmd;
 mod session;
+mod stdout;
 mod study_actions;
 mod study_cmd;
 mod summary;
@@ -60,6 +62,8 @@ enum Command {
     Study(study_cmd::StudyArgs),
     /// Analyse results (sharebench, IOzone, fio) and write report.html, results.xlsx, results.csv.
     Report(report_cmd::ReportArgs),
+    /// Remove the working directories that killed runs left on targets
+    Clean(clean_cmd::CleanArgs),
 }
 
 fn main() {
@@ -69,7 +73,7 @@ fn main() {
             use clap::error::ErrorKind;
             match e.kind() {
                 ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
-                    let _ = write!(std::io::stdout(), "{e}");
+                    let _ = write!(crate::stdout::stdout(), "{e}");
                     std::process::exit(0);
                 }
                 _ => {
@@ -90,6 +94,15 @@ fn main() {
         Command::Report(args) => report_cmd::main(args),
         Command::Lab(args) => lab_cmd::main(args),
         Command::Study(args) => study_cmd::main(args),
+        Command::Clean(args) => clean_cmd::main(args),
+    };
+    // Output lost to a full disk or a closed pipe is a failure, even of a good run.
+    let _ = std::io::Write::flush(&mut stdout::stdout());
+    let result = match (result, stdout::failure()) {
+        (Ok(()), Some(why)) => Err(CliError::failed(format!(
+            "cannot write to standard output: {why}"
+        ))),
+        (result, _) => result,
     };
     if let Err(e) = result {
         // Under mpirun every rank ends with the same error: rank 0 says it.

@@ -58,7 +58,7 @@ pub fn main(args: ReportArgs) -> CliResult<()> {
         let _ = writeln!(err, "sharebench: warning: {w}");
     }
     sharebench_report::write(&req.out, &analysis, &rendered).map_err(|e| CliError::failed(e.0))?;
-    let mut out = std::io::stdout();
+    let mut out = crate::stdout::stdout();
     let _ = write!(out, "{}", rendered.summary);
     let _ = writeln!(
         out,
@@ -94,7 +94,7 @@ fn study_report(args: ReportArgs) -> CliResult<()> {
     for w in warnings {
         let _ = writeln!(err, "sharebench: warning: {w}");
     }
-    let mut out = std::io::stdout();
+    let mut out = crate::stdout::stdout();
     for l in lines {
         let _ = writeln!(out, "{l}");
     }

@@ -511,7 +511,7 @@ pub fn main(args: RunArgs, cluster: Option<&dyn session::Cluster>) -> CliResult<
             None => Ok(()),
         };
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::stdout::stdout();
     if plan.workload == Workload::Iozone {
         summary::print(&result.records, &mut out);
     } else {

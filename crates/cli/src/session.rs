@@ -24,6 +24,9 @@ pub const RESULTS_MARKER: &str = ".sharebench-results";
 /// Set by Ctrl-C (or SIGTERM); the engine stops within one record.
 static CANCEL: AtomicBool = AtomicBool::new(false);
 static HANDLER: OnceLock<()> = OnceLock::new();
+/// The working directories of the session under way, each with the command that removes
+/// it, for the message of a second Ctrl-C (which leaves them).
+static LEFT_BEHIND: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
 
 /// Whether Ctrl-C (or SIGTERM) has been received, for front ends that run several sessions.
 pub fn cancelled() -> bool {
@@ -42,9 +45,18 @@ pub fn install_ctrlc() {
                     std::thread::sleep(std::time::Duration::from_millis(50));
                 }
                 // A second Ctrl-C while something hangs (a dead server): leave now.
+                let left = LEFT_BEHIND
+                    .try_lock()
+                    .map(|l| l.join("; "))
+                    .unwrap_or_default();
+                let left = if left.is_empty() {
+                    String::new()
+                } else {
+                    format!("; may be left behind: {left}")
+                };
                 let _ = writeln!(
                     io::stderr(),
-                    "sharebench: interrupted again, exiting without clean-up"
+                    "sharebench: interrupted again, exiting without clean-up{left}"
                 );
                 std::process::exit(130);
             }
@@ -92,7 +104,7 @@ pub struct SessionResult {
 /// directory that already holds anything, ours or someone else's: nothing is overwritten.
 /// It is held open from here on, so nothing written there follows a planted symlink.
 pub fn create_out_dir(out: Option<PathBuf>, run_id: &str) -> CliResult<SafeDir> {
-    let path = out.unwrap_or_else(|| Path::new("sharebench-results").join(run_id));
+    let path = results_path(out.as_deref(), run_id);
     let shown = path.display();
     let dir = SafeDir::create(&path).map_err(|e| {
         CliError::usage(match e.kind() {
@@ -201,6 +213,38 @@ fn locate(name: &str) -> Result<Located, String> {
     })
 }
 
+/// What a target's location comes to once spelling is set aside: a directory's canonical
+/// path (`rt`, `rt/` and `./rt` are one), a URL without trailing slashes.
+fn normalised(url: &str) -> String {
+    let path = url.strip_prefix("file://").unwrap_or(url);
+    if !url.contains("://") || url.starts_with("file://") {
+        if let Ok(p) = std::fs::canonicalize(path) {
+            return p.display().to_string();
+        }
+    }
+    url.trim_end_matches('/').to_string()
+}
+
+/// Refuses a target given twice: it would be measured twice under one name, and the
+/// spread between the two passed off as a repetition's.
+fn refuse_duplicates(names: &[String], located: &[Located]) -> Result<(), String> {
+    let keys: Vec<String> = located.iter().map(|l| normalised(&l.url)).collect();
+    for (i, key) in keys.iter().enumerate() {
+        if let Some(j) = keys[..i].iter().position(|k| k == key) {
+            let same = if names[i] == names[j] {
+                format!("target '{}' is given twice", names[i])
+            } else {
+                format!(
+                    "targets '{}' and '{}' are the same ({key})",
+                    names[j], names[i]
+                )
+            };
+            return Err(format!("{same}; give each target once"));
+        }
+    }
+    Ok(())
+}
+
 /// Moves this process into a lab client's network namespace. Called before any thread
 /// starts, so every worker thread is born inside it.
 fn enter_netns(netns: &str) -> Result<(), String> {
@@ -212,13 +256,18 @@ fn enter_netns(netns: &str) -> Result<(), String> {
 
 /// Opens every target and creates its working directory; on any failure, removes the
 /// working directories already made and reports the first problem.
-fn prepare_targets(spec: &SessionSpec, files_prefix: &str) -> CliResult<Vec<Target>> {
+fn prepare_targets(
+    spec: &SessionSpec,
+    files_prefix: &str,
+    results: &Path,
+) -> CliResult<Vec<Target>> {
     let names = spec.targets;
     let located: Vec<Located> = names
         .iter()
         .map(|n| locate(n))
         .collect::<Result<_, _>>()
         .map_err(CliError::usage)?;
+    refuse_duplicates(names, &located).map_err(CliError::usage)?;
     let mut spaces: Vec<&str> = located.iter().filter_map(|l| l.netns.as_deref()).collect();
     spaces.dedup();
     match spaces.as_slice() {
@@ -241,7 +290,9 @@ fn prepare_targets(spec: &SessionSpec, files_prefix: &str) -> CliResult<Vec<Targ
     for (i, (name, l)) in names.iter().zip(located).enumerate() {
         let prepared = sharebench_backends::open_target(&l.url).and_then(|backend| {
             check_purge(name, backend.as_ref(), spec)?;
-            let workdir = Workdir::create(backend.as_ref(), &format!("{files_prefix}-t{i}"))
+            warn_of_debris(name, backend.as_ref());
+            let id = format!("{files_prefix}-t{i}");
+            let workdir = Workdir::create_for(backend.as_ref(), &id, Some(results))
                 .map_err(|e| describe_workdir_error(name, &e))?;
             Ok(Target {
                 name: name.clone(),
@@ -264,6 +315,34 @@ fn prepare_targets(spec: &SessionSpec, files_prefix: &str) -> CliResult<Vec<Targ
         }
     }
     Ok(ready)
+}
+
+/// Says, in one line, that a target holds working directories of runs that were killed
+/// before they could remove them, and which command removes them.
+fn warn_of_debris(name: &str, backend: &dyn Backend) {
+    let Ok(found) = sharebench_core::workdir::find(backend) else {
+        return;
+    };
+    let left: Vec<String> = found
+        .iter()
+        .filter(|f| f.is_abandoned())
+        .map(|f| f.workdir.path.clone())
+        .collect();
+    if !left.is_empty() {
+        let _ = writeln!(
+            io::stderr(),
+            "sharebench: warning: {name} holds {} working director{} of killed runs ({}); remove with: sharebench clean {name}",
+            left.len(),
+            if left.len() == 1 { "y" } else { "ies" },
+            left.join(", ")
+        );
+    }
+}
+
+/// Where a run's results go: `--out`, else `sharebench-results/<run id>`.
+fn results_path(out: Option<&Path>, run_id: &str) -> PathBuf {
+    out.map(Path::to_path_buf)
+        .unwrap_or_else(|| Path::new("sharebench-results").join(run_id))
 }
 
 /// Refuses, before any I/O, a cache purge the target cannot do without harm (a remount
@@ -365,7 +444,11 @@ pub fn execute(spec: SessionSpec, on_record: &mut dyn FnMut(&Record)) -> CliResu
             .collect();
         files_prefix = format!("{run_id}-r{}-{host}", c.rank());
     }
-    let setup = prepare_targets(&spec, &files_prefix).and_then(|targets| {
+    let results = results_path(spec.out.as_deref(), &run_id);
+    let results = std::env::current_dir()
+        .map(|cwd| cwd.join(&results))
+        .unwrap_or(results);
+    let setup = prepare_targets(&spec, &files_prefix, &results).and_then(|targets| {
         let cleanup = |e: CliError| {
             remove_workdirs(&targets, &mut |_| {});
             e
@@ -416,6 +499,23 @@ pub fn execute(spec: SessionSpec, on_record: &mut dyn FnMut(&Record)) -> CliResu
         }
     };
     install_ctrlc();
+    if let Ok(mut left) = LEFT_BEHIND.lock() {
+        *left = targets
+            .iter()
+            .filter(|t| t.backend.stores_data())
+            .map(|t| {
+                let root = t
+                    .backend
+                    .info()
+                    .local_root
+                    .unwrap_or_else(|| t.name.clone());
+                format!(
+                    "{root}/{} (remove with: sharebench clean {})",
+                    t.workdir.path, t.name
+                )
+            })
+            .collect();
+    }
 
     let mut manifest = Manifest {
         schema: record::SCHEMA_VERSION,
@@ -483,6 +583,9 @@ pub fn execute(spec: SessionSpec, on_record: &mut dyn FnMut(&Record)) -> CliResu
     };
     if !spec.plan.keep_files {
         remove_workdirs(&targets, &mut warn);
+    }
+    if let Ok(mut left) = LEFT_BEHIND.lock() {
+        left.clear();
     }
     let records = std::mem::take(&mut observer.records);
     let summary = ran.map_err(|e| io_err("results.jsonl", e))?;

@@ -63,7 +63,7 @@ pub fn main(args: StudyArgs) -> CliResult<()> {
 }
 
 fn list() -> CliResult<()> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::stdout::stdout();
     for (s, _) in sharebench_study::builtin() {
         let _ = writeln!(out, "{}  ({})\n  {}", s.name, s.seed, s.title);
         let _ = writeln!(out, "  Question: {}", s.question);
@@ -248,7 +248,7 @@ impl LabGuard {
 
 impl Drop for LabGuard {
     fn drop(&mut self) {
-        self.down(&mut std::io::stdout());
+        self.down(&mut crate::stdout::stdout());
     }
 }
 
@@ -291,7 +291,7 @@ fn run(a: StudyRunArgs) -> CliResult<()> {
     let (dir, mut st) = open_study_dir(&a, &study, &text)?;
     session::install_ctrlc();
     let started = Instant::now();
-    let mut out = std::io::stdout();
+    let mut out = crate::stdout::stdout();
     let _ = writeln!(
         out,
         "study {} at scale {} (about {} min): {}",
@@ -498,7 +498,7 @@ fn run_step(
         (plan.done, carried) = finished_tests(&plan, records);
         if !carried.is_empty() {
             let _ = writeln!(
-                std::io::stdout(),
+                crate::stdout::stdout(),
                 "study: step {}: {} measurements of {} finished tests carried over from {}",
                 step.id,
                 carried.len(),

@@ -148,3 +148,187 @@ fn target_that_fills_up_keeps_earlier_records_and_fails() {
     assert!(manifest.contains("\"outcome\": \"failed\""));
     assert_no_workdir(small.dir.path());
 }
+
+#[test]
+fn report_reads_no_input_without_bound() {
+    let t = shm_dir();
+    let out = t.path().join("rep");
+    let out = out.to_str().unwrap();
+    // A device never ends: refused before a byte is read (this took the OOM killer).
+    assert_one_line_error(
+        &["report", "/dev/zero", "--out", out],
+        2,
+        "not a regular file",
+    );
+    // A file far larger than any real output: refused by its size (sparse: no memory).
+    let huge = t.path().join("huge.txt");
+    std::fs::File::create(&huge)
+        .unwrap()
+        .set_len(300 << 20)
+        .unwrap();
+    assert_one_line_error(
+        &["report", huge.to_str().unwrap(), "--out", out],
+        2,
+        "larger than 256 MiB",
+    );
+    // A records file whose line never ends: refused at 1 MiB, not read whole.
+    let dir = t.path().join("run");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::File::create(dir.join("results.jsonl"))
+        .unwrap()
+        .set_len(2 << 30)
+        .unwrap();
+    assert_one_line_error(
+        &["report", dir.to_str().unwrap(), "--out", out],
+        2,
+        "longer than 1 MiB",
+    );
+    assert!(!std::path::Path::new(out).exists());
+    // An --out that cannot be made is bad input for report as for run: exit 2.
+    assert_one_line_error(
+        &["report", "/dev/zero", "--out", "/dev/null/rep"],
+        2,
+        "cannot create --out /dev/null/rep: /dev/null is not a directory",
+    );
+    assert_one_line_error(
+        &["run", "--out", "/dev/null/rep", "null://"],
+        2,
+        "cannot create --out /dev/null/rep",
+    );
+}
+
+#[test]
+fn a_target_given_twice_is_refused() {
+    let t = shm_dir();
+    let p = t.path().to_str().unwrap();
+    let slash = format!("{p}/");
+    assert_one_line_error(&["run", p, p], 2, "is given twice");
+    assert_one_line_error(&["run", p, &slash], 2, "are the same");
+    assert_one_line_error(&["run", "null://", "null://"], 2, "is given twice");
+    assert_no_workdir(t.path());
+}
+
+#[test]
+fn output_lost_to_a_full_device_fails_the_command_and_help_works_everywhere() {
+    let t = shm_dir();
+    let out = t.path().join("r");
+    let o = bin()
+        .args(["run", "-i", "write", "--file-sizes", "64k", "--out"])
+        .arg(&out)
+        .arg("null://")
+        .stdout(
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open("/dev/full")
+                .unwrap(),
+        )
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("cannot write to standard output"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        !records(&out).is_empty(),
+        "the records are kept all the same"
+    );
+    for args in [
+        &["iozone", "--help"][..],
+        &["iozone", "-h"],
+        &["clean", "--help"],
+    ] {
+        let o = run(args);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        assert!(
+            stdout(&o).contains("sharebench") || stdout(&o).contains("Usage"),
+            "{args:?}"
+        );
+    }
+}
+
+#[test]
+fn report_says_which_records_it_cannot_believe() {
+    let t = shm_dir();
+    let good = t.path().join("good");
+    let o = bin()
+        .args([
+            "run",
+            "-i",
+            "write",
+            "--file-sizes",
+            "64k",
+            "--record-sizes",
+            "4k,16k",
+        ])
+        .arg("--out")
+        .arg(&good)
+        .arg("null://")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(good.join("results.jsonl")).unwrap();
+    let first = text.lines().next().unwrap();
+    let with = |figure: &str| {
+        let v: serde_json::Value = serde_json::from_str(first).unwrap();
+        let mut v = v.as_object().unwrap().clone();
+        v.insert(
+            "throughput_kib_s".into(),
+            serde_json::from_str(figure).unwrap(),
+        );
+        serde_json::to_string(&v).unwrap()
+    };
+    // Only lines of the wrong type: the error says why, not "input is empty".
+    let wrong = t.path().join("wrong");
+    std::fs::create_dir(&wrong).unwrap();
+    std::fs::write(wrong.join("results.jsonl"), with("\"fast\"") + "\n").unwrap();
+    let out = t.path().join("r1");
+    let out = out.to_str().unwrap();
+    assert_one_line_error(
+        &["report", wrong.to_str().unwrap(), "--out", out],
+        2,
+        "invalid type: string \"fast\"",
+    );
+    // An implausible figure is left out with a warning; the report shows no NaN or inf.
+    let huge = t.path().join("huge");
+    std::fs::create_dir(&huge).unwrap();
+    let rest: Vec<&str> = text.lines().skip(1).collect();
+    std::fs::write(
+        huge.join("results.jsonl"),
+        with("1e300") + "\n" + &rest.join("\n"),
+    )
+    .unwrap();
+    let out = t.path().join("r2");
+    let o = run(&[
+        "report",
+        huge.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("implausible figure"), "{}", stderr(&o));
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(
+        !html.contains("NaN") && !html.contains("inf "),
+        "NaN or inf in the report"
+    );
+    // Decimal commas: a hint, not just "no results".
+    let txt = t.path().join("comma.txt");
+    std::fs::write(
+        &txt,
+        "\tOutput is in Kbytes/sec\n  KB  reclen   write rewrite\n  64       4  1234,5  2345,6\n",
+    )
+    .unwrap();
+    let out = t.path().join("r3");
+    assert_one_line_error(
+        &[
+            "report",
+            txt.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        2,
+        "decimal commas",
+    );
+}

@@ -62,3 +62,100 @@ fn ctrl_c_keeps_records_removes_files_and_exits_130() {
     );
     assert_no_workdir(target.path());
 }
+
+/// Starts a long run on `target` with results in `out`, and waits for its first record.
+fn start_long_run(target: &std::path::Path, out: &std::path::Path) -> std::process::Child {
+    let mut child = bin()
+        .args([
+            "run",
+            "-i",
+            "write,read",
+            "--file-sizes",
+            "16m",
+            "--record-sizes",
+            "64k",
+        ])
+        .args(["--reps", "10000", "--out"])
+        .arg(out)
+        .arg(target)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while records(out).is_empty() {
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("the run ended early: {status}");
+        }
+        assert!(Instant::now() < deadline, "no record in 60 s");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child
+}
+
+#[test]
+fn what_a_killed_run_leaves_is_named_and_clean_removes_it() {
+    let target = shm_dir();
+    let out = shm_dir();
+    let first = out.path().join("first");
+    let mut child = start_long_run(target.path(), &first);
+    child.kill().unwrap(); // SIGKILL: no clean-up at all
+    child.wait().unwrap();
+    let left: Vec<_> = std::fs::read_dir(target.path())
+        .unwrap()
+        .flatten()
+        .collect();
+    assert_eq!(left.len(), 1, "the killed run's working directory");
+    let manifest = std::fs::read_to_string(first.join("run.json")).unwrap();
+    assert!(manifest.contains("\"outcome\": \"running\""));
+
+    // The next run on that target says so, in one line, with the command.
+    let o = bin()
+        .args(["run", "-i", "write", "--file-sizes", "64k", "--out"])
+        .arg(out.path().join("second"))
+        .arg(target.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let says = format!("remove with: sharebench clean {}", target.path().display());
+    let err = stderr(&o);
+    assert_eq!(
+        err.lines().filter(|l| l.contains(&says)).count(),
+        1,
+        "{err}"
+    );
+
+    // clean leaves a running sharebench's directory, removes the killed one's, and marks
+    // the killed run's manifest.
+    let third = out.path().join("third");
+    let running = start_long_run(target.path(), &third);
+    let o = run(&["clean", target.path().to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let said = stdout(&o);
+    assert!(said.contains("is a running sharebench's"), "{said}");
+    assert!(said.contains("marked abandoned"), "{said}");
+    let manifest = std::fs::read_to_string(first.join("run.json")).unwrap();
+    assert!(
+        manifest.contains("\"outcome\": \"abandoned\""),
+        "{manifest}"
+    );
+    let left: Vec<_> = std::fs::read_dir(target.path())
+        .unwrap()
+        .flatten()
+        .collect();
+    assert_eq!(left.len(), 1, "only the running run's directory is left");
+    // A second Ctrl-C names what it leaves behind.
+    let pid = nix::unistd::Pid::from_raw(running.id() as i32);
+    for _ in 0..2 {
+        nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).unwrap();
+    }
+    let o = running.wait_with_output().unwrap();
+    let err = stderr(&o);
+    if err.contains("interrupted again") {
+        assert!(err.contains("may be left behind: "), "{err}");
+        assert!(err.contains("remove with: sharebench clean"), "{err}");
+    }
+    let o = run(&["clean", target.path().to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read_dir(target.path()).unwrap().count(), 0);
+}

@@ -7,7 +7,7 @@ use crate::latency::LatencySummary;
 use crate::safe_dir::SafeDir;
 use serde::{Deserialize, Serialize};
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Write};
+use std::io::{self, BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 
 pub const SCHEMA_VERSION: u32 = 1;
@@ -277,32 +277,58 @@ impl RecordWriter {
 
 /// Records read back from a `results.jsonl`, with a note for each line that could not be
 /// read (a line cut off by a crash is expected at the end).
+#[derive(Debug)]
 pub struct LoadedRecords {
     pub records: Vec<Record>,
     pub bad_lines: Vec<String>,
 }
 
+/// Reads a records file; anything but a regular file (a device, a FIFO) is refused.
 pub fn read_jsonl(path: &Path) -> io::Result<LoadedRecords> {
+    if !std::fs::metadata(path)?.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
     read_jsonl_from(File::open(path)?, path)
 }
 
-/// `read_jsonl` of an open file; `path` names it in messages.
+/// The longest line a records file may hold: a record is a few KiB; a longer line is not
+/// one, and reading it whole would take memory without bound.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// `read_jsonl` of an open file; `path` names it in messages. Memory grows with the
+/// records read, not with the bytes: a line over `MAX_LINE_BYTES` stops the reading.
 pub fn read_jsonl_from(file: File, path: &Path) -> io::Result<LoadedRecords> {
-    let reader = BufReader::new(file);
+    let mut reader = BufReader::new(file);
     let mut out = LoadedRecords {
         records: Vec::new(),
         bad_lines: Vec::new(),
     };
-    for (i, line) in reader.lines().enumerate() {
-        let line = line?;
-        if line.trim().is_empty() {
+    let mut line = Vec::new();
+    for i in 1.. {
+        line.clear();
+        let limit = MAX_LINE_BYTES as u64 + 1;
+        if reader.by_ref().take(limit).read_until(b'\n', &mut line)? == 0 {
+            break;
+        }
+        if line.len() > MAX_LINE_BYTES {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "line {i} is longer than {} MiB: not sharebench records",
+                    MAX_LINE_BYTES >> 20
+                ),
+            ));
+        }
+        let text = String::from_utf8_lossy(&line);
+        if text.trim().is_empty() {
             continue;
         }
-        match serde_json::from_str::<Record>(&line) {
+        match serde_json::from_str::<Record>(&text) {
             Ok(r) => out.records.push(r),
-            Err(e) => out
-                .bad_lines
-                .push(format!("{}:{}: {e}", path.display(), i + 1)),
+            Err(e) => out.bad_lines.push(format!("{}:{i}: {e}", path.display())),
         }
     }
     Ok(out)
@@ -485,6 +511,17 @@ mod tests {
         let loaded = read_jsonl(&path).unwrap();
         assert_eq!(loaded.records, vec![r.clone(), r]);
         assert_eq!(loaded.bad_lines.len(), 1);
+    }
+
+    #[test]
+    fn a_line_without_end_is_refused_not_read_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("results.jsonl");
+        std::fs::write(&path, vec![b'x'; MAX_LINE_BYTES + 10]).unwrap();
+        let e = read_jsonl(&path).unwrap_err().to_string();
+        assert!(e.contains("line 1 is longer than 1 MiB"), "{e}");
+        let e = read_jsonl(Path::new("/dev/zero")).unwrap_err().to_string();
+        assert!(e.contains("not a regular file"), "{e}");
     }
 
     #[test]

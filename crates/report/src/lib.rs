@@ -99,6 +99,28 @@ pub fn check_out_dir(dir: &Path) -> Result<()> {
             )));
         }
     }
+    // It can be made: the nearest existing directory on the way lets us write in it (bad
+    // input found now, before the inputs are read, as `run` does).
+    let existing = dir
+        .ancestors()
+        .map(|a| {
+            if a.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                a
+            }
+        })
+        .find(|a| a.exists())
+        .unwrap_or(Path::new("."));
+    let writable =
+        existing.is_dir() && nix::unistd::access(existing, nix::unistd::AccessFlags::W_OK).is_ok();
+    if !writable {
+        return Err(ReportError(format!(
+            "cannot create --out {}: {} is not a directory this user can write in",
+            dir.display(),
+            existing.display()
+        )));
+    }
     Ok(())
 }
 

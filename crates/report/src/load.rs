@@ -8,6 +8,7 @@ use crate::{ReportError, Result};
 use sharebench_core::manifest::Manifest;
 use sharebench_core::record::{read_jsonl, Record};
 use std::collections::BTreeSet;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// Where a dataset came from.
@@ -70,6 +71,10 @@ pub fn load_inputs(inputs: &[PathBuf], labels: &[String]) -> Result<Loaded> {
         }
         load_one(path, label, &mut loaded)?;
     }
+    for d in &mut loaded.datasets {
+        let warnings = drop_implausible(&mut d.records, &d.source);
+        loaded.warnings.extend(warnings);
+    }
     let mut seen = BTreeSet::new();
     for d in &loaded.datasets {
         if !seen.insert(d.label.clone()) {
@@ -82,9 +87,69 @@ pub fn load_inputs(inputs: &[PathBuf], labels: &[String]) -> Result<Loaded> {
     Ok(loaded)
 }
 
+/// The fastest throughput believed, in KiB/s (about an exabyte per second): a figure above
+/// it, or one that is not a number, is a damaged or invented record, not a measurement.
+const MAX_PLAUSIBLE_KIB_S: f64 = 1e15;
+
+/// Removes records whose figures cannot be measurements (not finite, negative, or above
+/// `MAX_PLAUSIBLE_KIB_S`), so that no chart or table shows NaN or infinity; one warning each.
+fn drop_implausible(records: &mut Vec<Record>, source: &Path) -> Vec<String> {
+    let mut warnings = Vec::new();
+    records.retain(|r| {
+        let t = r.throughput_kib_s;
+        let ok = t.is_finite() && (0.0..=MAX_PLAUSIBLE_KIB_S).contains(&t) && r.seconds.is_finite();
+        if !ok {
+            warnings.push(format!(
+                "{}: skipped a record with an implausible figure ({} {}/{}: {t:.3e} KiB/s over {} s)",
+                source.display(),
+                r.op,
+                r.file_size,
+                r.record_size,
+                r.seconds
+            ));
+        }
+        ok
+    });
+    warnings
+}
+
+/// The largest file imported: IOzone's and fio's outputs are kilobytes to a few
+/// megabytes; a quarter of a gigabyte is no such output, and is not read into memory.
+const MAX_INPUT_BYTES: u64 = 256 << 20;
+/// The largest run.json read (a manifest is a few kilobytes).
+const MAX_MANIFEST_BYTES: u64 = 16 << 20;
+
+/// Reads a regular file of at most `limit` bytes (checked before and while reading).
+fn read_input(path: &Path, meta: &std::fs::Metadata, limit: u64) -> Result<Vec<u8>> {
+    let shown = path.display();
+    let too_big = || {
+        ReportError(format!(
+            "{shown}: larger than {} MiB, far above any IOzone, fio or sharebench output; not read",
+            limit >> 20
+        ))
+    };
+    if meta.len() > limit {
+        return Err(too_big());
+    }
+    let file = std::fs::File::open(path).map_err(|e| ReportError(format!("{shown}: {e}")))?;
+    let mut bytes = Vec::new();
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| ReportError(format!("{shown}: {e}")))?;
+    if bytes.len() as u64 > limit {
+        return Err(too_big());
+    }
+    Ok(bytes)
+}
+
 fn load_one(path: &Path, label: Option<String>, loaded: &mut Loaded) -> Result<()> {
     let shown = path.display();
     let meta = std::fs::metadata(path).map_err(|e| ReportError(format!("{shown}: {e}")))?;
+    if !meta.is_dir() && !meta.is_file() {
+        return Err(ReportError(format!(
+            "{shown}: not a regular file or a directory"
+        )));
+    }
     if meta.is_dir() {
         let jsonl = path.join("results.jsonl");
         if !jsonl.is_file() {
@@ -97,7 +162,7 @@ fn load_one(path: &Path, label: Option<String>, loaded: &mut Loaded) -> Result<(
     if path.file_name().is_some_and(|n| n == "results.jsonl") {
         return load_sharebench(path, label, loaded);
     }
-    let bytes = std::fs::read(path).map_err(|e| ReportError(format!("{shown}: {e}")))?;
+    let bytes = read_input(path, &meta, MAX_INPUT_BYTES)?;
     if bytes.iter().all(|b| b.is_ascii_whitespace()) {
         return Err(ReportError(format!("{shown}: input is empty")));
     }
@@ -165,11 +230,20 @@ fn load_sharebench(jsonl: &Path, label: Option<String>, loaded: &mut Loaded) -> 
         ));
     }
     if read.records.is_empty() {
-        return Err(ReportError(format!("{shown}: no records (input is empty)")));
+        return Err(ReportError(match read.bad_lines.first() {
+            None => format!("{shown}: no records (input is empty)"),
+            Some(first) => format!(
+                "{shown}: none of its lines is a record ({} cannot be read; first: {first})",
+                read.bad_lines.len()
+            ),
+        }));
     }
     let dir = jsonl.parent().unwrap_or(Path::new("."));
-    let manifest: Option<Manifest> = std::fs::read(dir.join("run.json"))
+    let run_json = dir.join("run.json");
+    let manifest: Option<Manifest> = std::fs::metadata(&run_json)
         .ok()
+        .filter(|m| m.is_file())
+        .and_then(|m| read_input(&run_json, &m, MAX_MANIFEST_BYTES).ok())
         .and_then(|b| serde_json::from_slice(&b).ok());
     if manifest.is_none() {
         loaded.warnings.push(format!(

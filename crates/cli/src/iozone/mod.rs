@@ -36,9 +36,14 @@ pub fn main(args: &[String], cluster: Option<&dyn session::Cluster>) -> CliResul
             "no arguments; for usage information type 'sharebench iozone -h'",
         ));
     }
-    let opts = args::parse(args)?;
+    // IOzone knows only -h; --help is what every other command takes.
+    let opts = if args[0] == "--help" {
+        args::parse(&["-h".to_string()])?
+    } else {
+        args::parse(args)?
+    };
     if opts.help {
-        print!("{}", args::USAGE);
+        let _ = write!(crate::stdout::stdout(), "{}", args::USAGE);
         return Ok(());
     }
     let argv = command_line(args);
@@ -66,7 +71,7 @@ fn command_line(args: &[String]) -> Vec<String> {
 
 /// Prints to stdout at once; a closed pipe is not an error worth stopping a run for.
 fn out(text: &str) {
-    let mut o = std::io::stdout().lock();
+    let mut o = crate::stdout::stdout();
     let _ = o.write_all(text.as_bytes());
     let _ = o.flush();
 }
@@ -215,7 +220,7 @@ fn run_auto(
     print_banner(opts, argv, None);
     out(&table::header(sel.extended));
 
-    let mut t = AutoTable::new(&layout, *sel, last_op, std::io::stdout());
+    let mut t = AutoTable::new(&layout, *sel, last_op, crate::stdout::stdout());
     let result = execute(
         &plan,
         &opts.target_dir(),
@@ -362,7 +367,8 @@ fn run_throughput(
             kb,
             cell.record_size / 1024,
         ));
-        let mut run = ThroughputRun::new(*n, opts.use_threads, opts.cpu_util, std::io::stdout());
+        let mut run =
+            ThroughputRun::new(*n, opts.use_threads, opts.cpu_util, crate::stdout::stdout());
         // Sessions started within the same second get the same default run id: with several
         // -t runs, each gets its own directory named after its -t.
         let dir = (plans.len() > 1).then(|| {

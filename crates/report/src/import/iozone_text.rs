@@ -49,7 +49,23 @@ pub fn parse(text: &str, source: &str) -> Result<Imported, String> {
     }
     number_repetitions(&mut out.records);
     if out.records.is_empty() {
-        return Err("no IOzone results found (no table, -R report or throughput summary)".into());
+        let comma_decimals = text.split_whitespace().any(|w| {
+            w.split_once(',').is_some_and(|(a, b)| {
+                !a.is_empty()
+                    && !b.is_empty()
+                    && a.bytes().all(|c| c.is_ascii_digit())
+                    && b.bytes().all(|c| c.is_ascii_digit())
+            })
+        });
+        let hint = if comma_decimals {
+            "; its numbers have decimal commas (a converted or localised copy?): IOzone writes \
+             decimal points, so replace ',' by '.' in the figures"
+        } else {
+            ""
+        };
+        return Err(format!(
+            "no IOzone results found (no table, -R report or throughput summary){hint}"
+        ));
     }
     Ok(out)
 }
