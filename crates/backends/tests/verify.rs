@@ -4,10 +4,11 @@
 
 use sharebench_backends::posix::PosixBackend;
 use sharebench_core::backend::*;
-use sharebench_core::engine::{self, Observer, Target};
+use sharebench_core::engine;
 use sharebench_core::op::Op;
 use sharebench_core::plan::{Cell, Plan};
 use sharebench_core::record::{Record, Status};
+use sharebench_core::run::{Observer, RunSummary, Target};
 use sharebench_core::workdir::Workdir;
 use std::io::{self, IoSlice, IoSliceMut};
 use std::sync::atomic::AtomicBool;
@@ -138,11 +139,7 @@ impl Observer for Collect {
     }
 }
 
-fn run_with(
-    backend: Arc<dyn Backend>,
-    ops: Vec<Op>,
-    verify: bool,
-) -> (Vec<Record>, engine::RunSummary) {
+fn run_with(backend: Arc<dyn Backend>, ops: Vec<Op>, verify: bool) -> (Vec<Record>, RunSummary) {
     let workdir =
         Workdir::create(backend.as_ref(), &format!("verify-{}", std::process::id())).unwrap();
     let plan = Plan {

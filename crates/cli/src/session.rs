@@ -5,11 +5,12 @@
 use crate::error::{CliError, CliResult};
 use crate::progress::Progress;
 use sharebench_core::backend::{Backend, PurgeRequest};
-use sharebench_core::engine::{self, Observer, RunSummary, Target};
+use sharebench_core::engine;
 use sharebench_core::manifest::{Host, Manifest, TargetManifest};
 use sharebench_core::plan::{CachePolicy, Plan};
 use sharebench_core::ranks::{Go, Ranks, Ready, Solo};
 use sharebench_core::record::{self, Record, RecordWriter, Status};
+use sharebench_core::run::{Observer, RunSummary, Target};
 use sharebench_core::safe_dir::SafeDir;
 use sharebench_core::server_cpu::ProcessSet;
 use sharebench_core::workdir::Workdir;

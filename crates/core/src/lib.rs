@@ -15,8 +15,11 @@ pub mod pattern;
 pub mod plan;
 pub mod ranks;
 pub mod record;
+pub mod run;
 pub mod safe_dir;
 pub mod server_cpu;
 pub mod size;
+#[cfg(test)]
+pub(crate) mod testing;
 pub mod workdir;
 pub mod workload;

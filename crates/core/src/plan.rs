@@ -6,6 +6,17 @@ use crate::op::Op;
 use crate::size::format_size;
 use serde::{Deserialize, Serialize};
 
+/// The shape of the tree the smallfiles workload copies (built by `workload::tree`), which
+/// a plan needs to size its runs.
+pub mod tree_shape {
+    /// Files in the tree, for every seed.
+    pub const FILES: u64 = 1_800;
+    /// Sum of the file sizes, for every seed: 35,000,000 bytes (35 MB, 33.4 MiB).
+    pub const TOTAL_BYTES: u64 = 35_000_000;
+    /// Upper bound on directories (the skeleton has `dir_count()` of them).
+    pub const MAX_DIRS: u64 = 200;
+}
+
 pub const KIB: u64 = 1 << 10;
 pub const MIB: u64 = 1 << 20;
 pub const GIB: u64 = 1 << 30;
@@ -382,7 +393,7 @@ impl Plan {
                 return m.file_sizes.iter().sum::<u64>() * 3;
             }
             Workload::Smallfiles(s) => {
-                let tree = crate::workload::tree::TOTAL_BYTES;
+                let tree = tree_shape::TOTAL_BYTES;
                 return tree * if s.with_rsync { 4 } else { 2 };
             }
             Workload::Stream(s) => {
@@ -454,10 +465,9 @@ impl SmallfilesParams {
     /// Inodes and bytes the tree needs (twice with rsync: both copies exist at once).
     pub fn needs(&self) -> (u64, u64) {
         let copies = if self.with_rsync { 2 } else { 1 };
-        let inodes = (crate::workload::tree::FILES + crate::workload::tree::MAX_DIRS) * copies;
+        let inodes = (tree_shape::FILES + tree_shape::MAX_DIRS) * copies;
         // Each file takes at least one block.
-        let bytes =
-            (crate::workload::tree::TOTAL_BYTES + crate::workload::tree::FILES * 4096) * copies;
+        let bytes = (tree_shape::TOTAL_BYTES + tree_shape::FILES * 4096) * copies;
         (inodes, bytes)
     }
 }

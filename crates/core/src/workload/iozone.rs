@@ -1,7 +1,10 @@
 //! One IOzone operation over one file by one worker: open, start the clock, visit the
 //! records in the operation's order with its system-call style, stop the clock (after
 //! fsync and close when they are included), and report bytes, time and latencies.
-//! The engine decides what runs when; this module only knows how one pass is done.
+//! What runs when is `matrix`'s (a cell's tests) and the engine's (cells, repetitions,
+//! targets); this module only knows how one pass is done.
+
+pub mod matrix;
 
 use crate::backend::{
     pread_full, pwrite_all, read_full, write_all, Backend, FileHandle, OpenOptions,
@@ -68,17 +71,7 @@ pub struct PassOutcome {
     pub mismatch: Option<u64>,
 }
 
-#[derive(Debug)]
-pub enum PassError {
-    Io(io::Error),
-    Interrupted,
-}
-
-impl From<io::Error> for PassError {
-    fn from(e: io::Error) -> Self {
-        PassError::Io(e)
-    }
-}
+pub use super::PassError;
 
 /// Per-worker buffers, allocated once per cell.
 pub struct WorkerBuffers {

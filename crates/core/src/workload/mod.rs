@@ -1,8 +1,9 @@
-//! Workloads: families of operations written against the backend trait only.
-//! `iozone` is the file-size x record-size matrix; `metadata` (the Connectathon basic
-//! tests), `smallfiles` (a web-application tree copied as `rsync -a` does) and `stream`
-//! (media recording and playback, with fragmentation) are run by the engine through
-//! `WorkloadRun`, which builds and emits their records.
+//! Workloads: families of operations written against the backend trait only, each behind
+//! one interface the engine schedules (`Runner`). `iozone` is the file-size x record-size
+//! matrix (`iozone::matrix`); `metadata` (the Connectathon basic tests), `smallfiles` (a
+//! web-application tree copied as `rsync -a` does) and `stream` (media recording and
+//! playback, with fragmentation) are whole tests (`whole`). Every workload builds and emits
+//! its records through `WorkloadRun`, its view of one target in one repetition.
 
 pub mod buffered;
 pub mod iozone;
@@ -10,19 +11,55 @@ pub mod metadata;
 pub mod smallfiles;
 pub mod stream;
 pub mod tree;
+pub mod whole;
 
 use crate::backend::{Backend, FileStat};
 use crate::cpu::{CpuSnapshot, CpuUsage};
-use crate::engine::{Observer, RunSummary, Target};
 use crate::latency::LatencyRecorder;
 use crate::plan::Plan;
 use crate::ranks::{Go, Ranks, Ready};
 use crate::record::{Record, Status};
+use crate::run::{Observer, RunSummary, Target};
 use crate::server_cpu;
-use iozone::PassError;
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
+
+/// How a unit of a workload, or the check before it, ended: what the engine schedules next.
+#[derive(Debug, Clone, PartialEq)]
+pub enum End {
+    Done,
+    /// This target is given up (the reason); the others go on.
+    TargetFailed(String),
+    /// The whole run must stop: going on is unsafe (see `RunSummary::stopped`).
+    Stopped(String),
+    Interrupted,
+}
+
+/// A workload as the engine schedules it: for each repetition and target, its units in
+/// order (the IOzone matrix's cells; one whole test for the others), each run to its end.
+pub trait Runner {
+    /// The units of one repetition on one target, numbered as `Plan::done` keys them.
+    fn units(&self, plan: &Plan) -> Vec<usize>;
+    /// Checks a target once, before anything runs on it (every rank together); a target
+    /// that fails is given up, with a record that says why.
+    fn preflight(&self, w: &mut WorkloadRun) -> io::Result<End>;
+    /// Runs one unit. Err only when records cannot be written (the run cannot go on).
+    fn run(&self, w: &mut WorkloadRun, unit: usize) -> io::Result<End>;
+}
+
+/// Why a measurement or a workload stopped early: an I/O error, or Ctrl-C.
+#[derive(Debug)]
+pub enum PassError {
+    Io(io::Error),
+    Interrupted,
+}
+
+impl From<io::Error> for PassError {
+    fn from(e: io::Error) -> Self {
+        PassError::Io(e)
+    }
+}
 
 /// One workload run on one target for one repetition: where records go and what they share.
 pub struct WorkloadRun<'a> {

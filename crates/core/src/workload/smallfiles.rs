@@ -412,7 +412,7 @@ fn fill(r: &mut crate::record::Record, t: &Tree, fig: &PhaseFigures, seconds: f6
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::metadata::tests::LogFs;
+    use crate::testing::LogFs;
 
     #[test]
     fn phases_issue_rsync_like_operations() {

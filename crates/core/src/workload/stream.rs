@@ -11,7 +11,7 @@ use crate::buffer::AlignedBuf;
 use crate::cpu::{CpuSnapshot, CpuUsage};
 use crate::latency::LatencyRecorder;
 use crate::plan::{Prealloc, PreallocHints, StreamParams, MIB};
-use crate::record::Scope;
+use crate::record::{Record, Scope};
 use crate::workload::iozone::PassError;
 use std::io;
 use std::sync::atomic::AtomicBool;
@@ -354,6 +354,42 @@ fn emit(
     emit_with(w, op, p, n, outs, end, frag, None)
 }
 
+/// The aggregate of several streams: bytes over the time from the first start to the last
+/// end, the worst stream's bit rate, every stream's latencies.
+fn fill_aggregate(
+    w: &WorkloadRun,
+    mut agg: Record,
+    outs: &[StreamOutcome],
+    end: &super::SpanEnd,
+    latency: &LatencyRecorder,
+    worst: f64,
+) -> Record {
+    let released = outs.iter().map(|o| o.started).min();
+    let last = outs.iter().map(|o| o.finished).max();
+    let seconds = match (released, last) {
+        (Some(a), Some(b)) => b.duration_since(a).as_secs_f64(),
+        _ => end.seconds,
+    };
+    let bytes: u64 = outs.iter().map(|o| o.bytes).sum();
+    agg.bytes = bytes;
+    let span = super::SpanEnd {
+        started_at: end.started_at.clone(),
+        seconds,
+        cpu: end.cpu,
+        server_s: end.server_s,
+        fuse_s: end.fuse_s,
+    };
+    w.close_span(&mut agg, &span);
+    agg.throughput_kib_s = if seconds > 0.0 {
+        bytes as f64 / 1024.0 / seconds
+    } else {
+        0.0
+    };
+    agg.latency = latency.summary();
+    agg.figures.achieved_bps = Some(worst);
+    agg
+}
+
 #[allow(clippy::too_many_arguments)]
 fn emit_with(
     w: &mut WorkloadRun,
@@ -426,31 +462,8 @@ fn emit_with(
         Err(e) => Some(e.clone()),
     };
     if n > 1 {
-        let mut agg = base(w, Scope::Aggregate);
-        let released = outs.iter().map(|o| o.started).min();
-        let last = outs.iter().map(|o| o.finished).max();
-        let seconds = match (released, last) {
-            (Some(a), Some(b)) => b.duration_since(a).as_secs_f64(),
-            _ => end.seconds,
-        };
-        let bytes: u64 = outs.iter().map(|o| o.bytes).sum();
-        agg.bytes = bytes;
-        let span = super::SpanEnd {
-            started_at: end.started_at.clone(),
-            seconds,
-            cpu: end.cpu,
-            server_s: end.server_s,
-            fuse_s: end.fuse_s,
-        };
-        w.close_span(&mut agg, &span);
-        agg.throughput_kib_s = if seconds > 0.0 {
-            bytes as f64 / 1024.0 / seconds
-        } else {
-            0.0
-        };
-        agg.latency = latency.summary();
-        agg.figures.achieved_bps = Some(worst);
-        records.push(agg);
+        let agg = base(w, Scope::Aggregate);
+        records.push(fill_aggregate(w, agg, outs, end, &latency, worst));
     } else if let Some(r) = records.first_mut() {
         if !w.target.servers.is_empty() {
             r.server_cpu_s = Some(end.server_s);
@@ -485,7 +498,7 @@ fn emit_with(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::metadata::tests::LogFs;
+    use crate::testing::LogFs;
 
     #[test]
     fn windows_hints_run_15_mib_ahead_at_128_kib() {

@@ -6,12 +6,7 @@
 //! exactly `FILES` files and `TOTAL_BYTES` bytes, so runs with different seeds move the
 //! same amount of data. See docs/workloads.md for the distribution and how honest it is.
 
-/// Files in the tree, for every seed.
-pub const FILES: u64 = 1_800;
-/// Sum of the file sizes, for every seed: 35,000,000 bytes (35 MB, 33.4 MiB).
-pub const TOTAL_BYTES: u64 = 35_000_000;
-/// Upper bound on directories (the skeleton has `dir_count()` of them).
-pub const MAX_DIRS: u64 = 200;
+pub use crate::plan::tree_shape::{FILES, MAX_DIRS, TOTAL_BYTES};
 
 /// Kinds of file, each with its own size distribution.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

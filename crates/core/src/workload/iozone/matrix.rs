@@ -1,0 +1,566 @@
+//! The IOzone matrix as the engine schedules it: each cell (file size x record size) of a
+//! repetition is one unit, in which IOzone's tests run in order, each operation a pass by
+//! every worker at once (see the parent module), with a cold cache before each test when
+//! the plan asks, and the records of single runs and of throughput mode (IOzone's -t).
+//! Not: the order of cells, repetitions and targets (the engine's), nor how a pass does
+//! its I/O (the parent module's).
+
+use super::{Coordination, PassError, PassOutcome, PassSpec, WorkerBuffers};
+use crate::backend::{Backend, PurgeRequest};
+use crate::cpu::{CpuSnapshot, CpuUsage};
+use crate::latency::LatencyRecorder;
+use crate::op::Op;
+use crate::pattern;
+use crate::plan::{CachePolicy, Cell, Plan};
+use crate::ranks::{Go, Ranks, Ready, Span};
+use crate::record::{Record, Scope, Status, ThroughputSummary};
+use crate::run::{Observer, RunSummary, Target};
+use crate::server_cpu;
+use crate::workload::{End, Runner, WorkloadRun};
+use std::io;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Barrier;
+use std::time::Instant;
+
+/// The IOzone matrix's runner: one unit per cell.
+pub struct Matrix;
+
+impl Runner for Matrix {
+    fn units(&self, plan: &Plan) -> Vec<usize> {
+        (0..plan.cells.len()).collect()
+    }
+
+    fn preflight(&self, _w: &mut WorkloadRun) -> io::Result<End> {
+        Ok(End::Done)
+    }
+
+    fn run(&self, w: &mut WorkloadRun, unit: usize) -> io::Result<End> {
+        let ctx = Context {
+            plan: w.plan,
+            run_id: w.run_id,
+            ranks: w.ranks,
+            target: w.target,
+            rep: w.rep,
+            cell_index: unit,
+            cell: w.plan.cells[unit],
+        };
+        run_cell(&ctx, w.cancel, &mut *w.observer, &mut *w.summary)
+    }
+}
+
+/// Everything that identifies one measurement.
+struct Context<'a> {
+    plan: &'a Plan,
+    run_id: &'a str,
+    ranks: &'a dyn Ranks,
+    target: &'a Target,
+    rep: u32,
+    cell_index: usize,
+    cell: Cell,
+}
+
+/// What one cell's tests share as they run one after another.
+struct CellState {
+    /// Each worker's file, and its buffers.
+    files: Vec<String>,
+    bufs: Vec<WorkerBuffers>,
+    /// Whether the files hold a whole file's data (a test that reads needs it).
+    file_written: bool,
+    /// The IOzone test of the last operation: a new test gets a cold cache.
+    last_test: Option<u8>,
+    /// What the purge before this test did, for its first operation's records.
+    purge_note: Option<String>,
+    /// A failure that makes going on unsafe (a remount that failed): the whole run stops.
+    fatal: Option<String>,
+}
+
+/// Runs every selected operation on one cell, IOzone test by test, then removes the files.
+fn run_cell(
+    ctx: &Context,
+    cancel: &AtomicBool,
+    observer: &mut dyn Observer,
+    summary: &mut RunSummary,
+) -> io::Result<End> {
+    let plan = ctx.plan;
+    let workers = plan.threads as usize;
+    let mut st = CellState {
+        files: (0..workers)
+            .map(|w| ctx.target.workdir.file(&format!("f{w}")))
+            .collect(),
+        bufs: (0..workers)
+            .map(|_| WorkerBuffers::for_cell(&ctx.cell, plan.vector_records))
+            .collect(),
+        file_written: false,
+        last_test: None,
+        purge_note: None,
+        fatal: None,
+    };
+    let mut end = End::Done;
+    for &op in &plan.ops {
+        let specs: Vec<PassSpec> = (0..workers)
+            .map(|w| pass_spec(ctx, op, w, &st.files[w]))
+            .collect();
+        let ready = get_ready(ctx, op, &specs, &mut st, cancel);
+        // Every rank starts together, or none does.
+        let asked = Instant::now();
+        let go = ctx.ranks.start(ready)?;
+        let waited = asked.elapsed().as_secs_f64();
+        let go = match go {
+            Go::On => {
+                measure_and_record(ctx, op, &specs, &mut st, cancel, observer, summary, waited)?
+            }
+            Go::Stop(why) => {
+                observer.record(&failed_record(ctx, op, &why))?;
+                summary.records += 1;
+                summary.failed += 1;
+                Go::Stop(why)
+            }
+            Go::Interrupted => Go::Interrupted,
+        };
+        match go {
+            Go::On => {}
+            Go::Stop(why) => {
+                end = End::TargetFailed(why);
+                break;
+            }
+            Go::Interrupted => {
+                end = End::Interrupted;
+                break;
+            }
+        }
+        let planned = ctx.cell.file_size * workers as u64;
+        let what = format!("{} {} {}", ctx.target.name, op, describe_cell(&ctx.cell));
+        observer.progress(planned, &what);
+    }
+    if let Some(why) = st.fatal {
+        // Nothing more is touched: the file system may not be where it was.
+        return Ok(End::Stopped(why));
+    }
+    if !plan.keep_files {
+        for f in &st.files {
+            match ctx.target.backend.unlink(f) {
+                Err(e) if e.kind() != io::ErrorKind::NotFound && end == End::Done => {
+                    return Ok(End::TargetFailed(format!("cannot remove {f}: {e}")));
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(end)
+}
+
+/// Before an operation: the files it needs written, and a cold cache at each new test
+/// (IOzone's -U); whether this rank is ready to measure.
+fn get_ready(
+    ctx: &Context,
+    op: Op,
+    specs: &[PassSpec],
+    st: &mut CellState,
+    cancel: &AtomicBool,
+) -> Ready {
+    if cancel.load(Ordering::Relaxed) {
+        return Ready::Interrupted;
+    }
+    let backend = ctx.target.backend.as_ref();
+    if op.needs_existing_file() && !st.file_written {
+        for (w, spec) in specs.iter().enumerate() {
+            if let Err(e) = super::prepare_file(backend, &st.files[w], spec, &mut st.bufs[w]) {
+                return Ready::No(e.to_string());
+            }
+        }
+        st.file_written = true;
+    }
+    if st.last_test != Some(op.iozone_test()) {
+        st.last_test = Some(op.iozone_test());
+        match purge(backend, ctx.plan.cache, &st.files) {
+            Ok(note) => st.purge_note = note,
+            Err(why) => {
+                st.fatal = Some(why.clone());
+                return Ready::No(why);
+            }
+        }
+    }
+    Ready::Yes
+}
+
+/// Measures one operation on every worker, gathers every rank's records and writes them;
+/// returns what the ranks decided (go on, give the target up, or stop).
+#[allow(clippy::too_many_arguments)]
+fn measure_and_record(
+    ctx: &Context,
+    op: Op,
+    specs: &[PassSpec],
+    st: &mut CellState,
+    cancel: &AtomicBool,
+    observer: &mut dyn Observer,
+    summary: &mut RunSummary,
+    waited: f64,
+) -> io::Result<Go> {
+    let released = Instant::now();
+    let (measured, span) = measure(ctx, op, specs, &st.files, &mut st.bufs, cancel);
+    let span = span
+        .map(|(first, last)| Span {
+            start_s: first.saturating_duration_since(released).as_secs_f64(),
+            end_s: last.saturating_duration_since(released).as_secs_f64(),
+        })
+        .unwrap_or_default();
+    let (records, mine) = match measured {
+        Measured::Ok(records) => (records, Ready::Yes),
+        Measured::Failed(e) => (vec![failed_record(ctx, op, &e)], Ready::No(e)),
+        Measured::Interrupted => (Vec::new(), Ready::Interrupted),
+    };
+    let gathering = Instant::now();
+    let (records, go) = ctx.ranks.finish(records, span, mine)?;
+    if ctx.ranks.size() > 1 {
+        summary.coordinated += 1;
+        summary.coordination_s += waited + gathering.elapsed().as_secs_f64();
+    }
+    // The purge belongs to the test's first operation; later ones report nothing new.
+    let purge_note = st.purge_note.take();
+    for mut r in records {
+        r.cache_purge = purge_note.clone();
+        match r.status {
+            Status::VerifyFailed if r.scope != Scope::Worker => summary.verify_failed += 1,
+            Status::Failed => summary.failed += 1,
+            _ => {}
+        }
+        observer.record(&r)?;
+        summary.records += 1;
+    }
+    if go == Go::On && op.may_create_file() {
+        st.file_written = true;
+    }
+    Ok(go)
+}
+
+fn describe_cell(cell: &Cell) -> String {
+    format!(
+        "{}/{}",
+        crate::size::format_size(cell.file_size),
+        crate::size::format_size(cell.record_size)
+    )
+}
+
+/// Purges caches as the policy asks, for every worker's file; returns what was done.
+/// An error is a remount that failed: its file system may be unmounted, so the run stops.
+fn purge(
+    backend: &dyn Backend,
+    policy: CachePolicy,
+    files: &[String],
+) -> Result<Option<String>, String> {
+    let how = match policy {
+        CachePolicy::Drop => PurgeRequest::Drop,
+        // One file system holds every worker's file: one remount empties it.
+        CachePolicy::Remount => {
+            return match backend.purge_cache(&files[0], PurgeRequest::Remount) {
+                Ok(p) => Ok(Some(p.name().to_string())),
+                Err(e) => Err(e.to_string()),
+            }
+        }
+        CachePolicy::Keep | CachePolicy::Direct => return Ok(None),
+    };
+    let mut done = None;
+    for f in files {
+        match backend.purge_cache(f, how) {
+            Ok(p) => done = Some(p.name().to_string()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Ok(Some(format!("failed: {e}"))),
+        }
+    }
+    Ok(done)
+}
+
+fn mix_seed(parts: &[u64]) -> u64 {
+    parts.iter().fold(0x5EED_u64, |h, &p| {
+        let mut z = (h ^ p).wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z ^ (z >> 31)
+    })
+}
+
+fn pass_spec(ctx: &Context, op: Op, worker: usize, file: &str) -> PassSpec {
+    let plan = ctx.plan;
+    let cell_seed = mix_seed(&[plan.seed, u64::from(ctx.rep), ctx.cell_index as u64]);
+    PassSpec {
+        op,
+        cell: ctx.cell,
+        timing: plan.timing,
+        direct: plan.direct(),
+        stride: plan.stride,
+        order_seed: mix_seed(&[cell_seed, op as u64, worker as u64]),
+        verify_seed: plan.verify.then(|| pattern::file_seed(cell_seed, file)),
+        vector_records: plan.vector_records,
+        mix_reader: (op == Op::RandomMix && (plan.threads > 1 || plan.throughput_mode))
+            .then_some(worker.is_multiple_of(2)),
+    }
+}
+
+enum Measured {
+    Ok(Vec<Record>),
+    Failed(String),
+    Interrupted,
+}
+
+/// Runs one operation on every worker at once and turns the outcomes into records.
+/// Also returns when the measurement ran: the first worker's start and the last one's end.
+fn measure(
+    ctx: &Context,
+    op: Op,
+    specs: &[PassSpec],
+    files: &[String],
+    bufs: &mut [WorkerBuffers],
+    cancel: &AtomicBool,
+) -> (Measured, Option<(Instant, Instant)>) {
+    let backend = ctx.target.backend.as_ref();
+    let workers = specs.len();
+    let barrier = Barrier::new(workers + 1);
+    let first_done = AtomicBool::new(false);
+    let coord = Coordination {
+        start: Some(&barrier),
+        first_done: &first_done,
+        stonewall: ctx.plan.stonewall,
+        cancel,
+    };
+    let started_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
+
+    let (results, joined, parent_cpu, outside_s) = std::thread::scope(|s| {
+        let handles: Vec<_> = specs
+            .iter()
+            .zip(files)
+            .zip(bufs.iter_mut())
+            .map(|((spec, file), buf)| {
+                let coord = &coord;
+                s.spawn(move || super::run_pass(backend, file, spec, buf, coord))
+            })
+            .collect();
+        // Workers cannot pass the barrier before the parent reaches it, so CPU counted from
+        // here covers all their work.
+        let cpu0 = CpuSnapshot::now();
+        let server0 = server_cpu::cpu_seconds(&ctx.target.servers);
+        let fuse0 = server_cpu::cpu_seconds(&ctx.target.fuse);
+        barrier.wait();
+        if ctx.plan.stonewall && ctx.ranks.size() > 1 {
+            stonewall_across_ranks(ctx.ranks, &handles, &first_done);
+        }
+        let results: Vec<Result<PassOutcome, PassError>> = handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(PassError::Io(io::Error::other("worker thread panicked")))
+                })
+            })
+            .collect();
+        let server_s = server_cpu::cpu_seconds(&ctx.target.servers) - server0;
+        let fuse_s = server_cpu::cpu_seconds(&ctx.target.fuse) - fuse0;
+        (
+            results,
+            Instant::now(),
+            CpuSnapshot::now().since(&cpu0),
+            (server_s.max(0.0), fuse_s.max(0.0)),
+        )
+    });
+    let (server_s, fuse_s) = outside_s;
+
+    let mut outcomes = Vec::with_capacity(workers);
+    for r in results {
+        match r {
+            Ok(o) => outcomes.push(o),
+            Err(PassError::Interrupted) => return (Measured::Interrupted, None),
+            Err(PassError::Io(e)) => return (Measured::Failed(e.to_string()), None),
+        }
+    }
+    let first = outcomes.iter().map(|o| o.started).min().unwrap_or(joined);
+    let span = Some((first, joined));
+
+    if workers == 1 && !ctx.plan.throughput_mode {
+        let o = &outcomes[0];
+        let mut r = base_record(ctx, op, Scope::Single, &started_at);
+        fill_from_outcome(&mut r, o, &files[0]);
+        set_server_cpu(&mut r, &ctx.target.servers, server_s, o.seconds);
+        if !ctx.target.fuse.is_empty() {
+            r.add_fuse_cpu(fuse_s);
+        }
+        return (Measured::Ok(vec![r]), span);
+    }
+    let records = throughput_records(
+        ctx,
+        op,
+        &outcomes,
+        files,
+        &started_at,
+        joined,
+        parent_cpu,
+        (server_s, fuse_s),
+    );
+    (Measured::Ok(records), span)
+}
+
+/// Throughput mode's records: one per worker, then the aggregate, as IOzone's -t reports.
+#[allow(clippy::too_many_arguments)]
+fn throughput_records(
+    ctx: &Context,
+    op: Op,
+    outcomes: &[PassOutcome],
+    files: &[String],
+    started_at: &str,
+    joined: Instant,
+    parent_cpu: CpuUsage,
+    (server_s, fuse_s): (f64, f64),
+) -> Vec<Record> {
+    let workers = outcomes.len();
+    let base = |scope: Scope| base_record(ctx, op, scope, started_at);
+    let mut records = Vec::with_capacity(workers + 1);
+    let mut latency = LatencyRecorder::new();
+    let mut rates = Vec::with_capacity(workers);
+    for (w, o) in outcomes.iter().enumerate() {
+        let mut r = base(Scope::Worker);
+        r.worker = Some(w as u32);
+        fill_from_outcome(&mut r, o, &files[w]);
+        rates.push(r.throughput_kib_s);
+        latency.merge(&o.latency);
+        records.push(r);
+    }
+    // The parent's view runs from the release (the earliest worker start: on a busy machine
+    // the parent thread itself may be scheduled only after the workers are done) until
+    // every worker has returned, untimed fsync and close included.
+    let released = outcomes.iter().map(|o| o.started).min().unwrap_or(joined);
+    let parent_seconds = joined.saturating_duration_since(released).as_secs_f64();
+    let counted: u64 = outcomes.iter().map(|o| o.bytes).sum();
+    let children_see: f64 = rates.iter().sum();
+    let summary = ThroughputSummary {
+        children_see_kib_s: children_see,
+        parent_sees_kib_s: kib_per_s(counted, parent_seconds),
+        min_worker_kib_s: rates.iter().copied().fold(f64::INFINITY, f64::min),
+        max_worker_kib_s: rates.iter().copied().fold(0.0, f64::max),
+        avg_worker_kib_s: children_see / workers as f64,
+        min_xfer_bytes: outcomes.iter().map(|o| o.bytes).min().unwrap_or(0),
+    };
+    let mut agg = base(Scope::Aggregate);
+    agg.bytes = counted;
+    agg.seconds = parent_seconds;
+    agg.throughput_kib_s = children_see;
+    agg.throughput = Some(summary);
+    agg.stonewalled = outcomes.iter().any(|o| o.stonewalled);
+    agg.cpu_user_s = parent_cpu.user_s;
+    agg.cpu_sys_s = parent_cpu.sys_s;
+    agg.cpu_total_s = parent_cpu.total_s;
+    agg.cpu_util_pct = crate::cpu::util_pct(parent_cpu.total_s, parent_seconds);
+    agg.latency = latency.summary();
+    set_server_cpu(&mut agg, &ctx.target.servers, server_s, parent_seconds);
+    if !ctx.target.fuse.is_empty() {
+        agg.add_fuse_cpu(fuse_s);
+    }
+    if let Some((w, o)) = outcomes
+        .iter()
+        .enumerate()
+        .find(|(_, o)| o.mismatch.is_some())
+    {
+        agg.status = Status::VerifyFailed;
+        agg.mismatch_file = Some(files[w].clone());
+        agg.mismatch_offset = o.mismatch;
+    }
+    records.push(agg);
+    records
+}
+
+/// While this rank's workers run: the first of them to finish stops every rank's workers
+/// (they note their figures), and another rank's first finisher stops this rank's, so the
+/// stonewall strikes at the first finish of the whole run. Polls every half millisecond
+/// until the stonewall has struck here.
+fn stonewall_across_ranks<T>(
+    ranks: &dyn Ranks,
+    workers: &[std::thread::ScopedJoinHandle<'_, T>],
+    first_done: &AtomicBool,
+) {
+    loop {
+        // A worker that reaches the end of its file sets `first_done`.
+        if first_done.load(Ordering::Relaxed) {
+            ranks.stonewall_post();
+            return;
+        }
+        if ranks.stonewall_heard() {
+            first_done.store(true, Ordering::Relaxed);
+            return;
+        }
+        if workers.iter().all(|h| h.is_finished()) {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_micros(500));
+    }
+}
+
+/// Server CPU over the measurement, for targets whose servers run here.
+fn set_server_cpu(r: &mut Record, servers: &server_cpu::ProcessSet, server_s: f64, seconds: f64) {
+    if !servers.is_empty() {
+        r.server_cpu_s = Some(server_s);
+        r.server_cpu_util_pct = Some(crate::cpu::util_pct(server_s, seconds));
+    }
+}
+
+fn kib_per_s(bytes: u64, seconds: f64) -> f64 {
+    if seconds > 0.0 {
+        bytes as f64 / 1024.0 / seconds
+    } else {
+        0.0
+    }
+}
+
+fn fill_from_outcome(r: &mut Record, o: &PassOutcome, file: &str) {
+    r.bytes = o.bytes;
+    r.seconds = o.seconds;
+    r.throughput_kib_s = kib_per_s(o.bytes, o.seconds);
+    r.cpu_user_s = o.cpu.user_s;
+    r.cpu_sys_s = o.cpu.sys_s;
+    r.cpu_total_s = o.cpu.total_s;
+    r.cpu_util_pct = crate::cpu::util_pct(o.cpu.total_s, o.seconds);
+    r.latency = o.latency.summary();
+    r.stonewalled = o.stonewalled;
+    if let Some(off) = o.mismatch {
+        r.status = Status::VerifyFailed;
+        r.mismatch_file = Some(file.to_string());
+        r.mismatch_offset = Some(off);
+        r.error = Some(format!(
+            "data read back differs from what was written at byte {off} of {file}"
+        ));
+    }
+}
+
+fn base_record(ctx: &Context, op: Op, scope: Scope, started_at: &str) -> Record {
+    let plan = ctx.plan;
+    let info = ctx.target.backend.info();
+    Record {
+        run_id: ctx.run_id.to_string(),
+        target: ctx.target.name.clone(),
+        backend: info.backend,
+        client: info.client,
+        workload: "iozone".into(),
+        op: op.name().into(),
+        file_size: ctx.cell.file_size,
+        record_size: ctx.cell.record_size,
+        threads: plan.threads,
+        scope,
+        rep: ctx.rep,
+        include_close: plan.timing.include_close,
+        include_fsync: plan.timing.include_fsync,
+        direct: plan.direct(),
+        sync: plan.timing.sync,
+        mmap: plan.timing.mmap,
+        cache: plan.cache.name().into(),
+        verify: plan.verify,
+        started_at: started_at.to_string(),
+        ..Record::default()
+    }
+}
+
+fn failed_record(ctx: &Context, op: Op, error: &str) -> Record {
+    let scope = if ctx.plan.threads == 1 && !ctx.plan.throughput_mode {
+        Scope::Single
+    } else {
+        Scope::Aggregate
+    };
+    let started = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
+    let mut r = base_record(ctx, op, scope, &started);
+    r.status = Status::Failed;
+    r.error = Some(error.to_string());
+    r
+}

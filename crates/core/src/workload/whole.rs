@@ -1,0 +1,83 @@
+//! The metadata, smallfiles and stream workloads as the engine schedules them: one whole
+//! test per repetition and target, after a check that the target has the inodes and space
+//! the test needs. In a multi-client run every rank runs the same test on its own files,
+//! each measurement starting together (`WorkloadRun::start_together`), and a target any
+//! rank cannot use is given up by all. Not: the tests themselves (their own modules).
+
+use super::iozone::PassError;
+use super::{End, Runner, WorkloadRun};
+use crate::plan::{Plan, Workload, WHOLE_TEST};
+use crate::ranks::{Go, Ready};
+use crate::record::Status;
+use crate::run::Target;
+use std::io;
+
+/// The runner of every workload that is one whole test.
+pub struct WholeTest;
+
+/// Checks up front that a target has the inodes and space the workload needs.
+pub fn preflight(plan: &Plan, target: &Target) -> Result<(), String> {
+    let (inodes, bytes) = match &plan.workload {
+        Workload::Iozone => return Ok(()),
+        Workload::Metadata(m) => m.needs(),
+        Workload::Smallfiles(s) => s.needs(),
+        Workload::Stream(s) => s.needs(),
+    };
+    super::check_space(target.backend.as_ref(), &target.workdir.path, inodes, bytes)
+        .map_err(|e| format!("{}: {} workload: {e}", target.name, plan.workload.name()))
+}
+
+impl Runner for WholeTest {
+    fn units(&self, _plan: &Plan) -> Vec<usize> {
+        vec![WHOLE_TEST]
+    }
+
+    /// Every rank checks its target; all go on, or all give it up with a failed record.
+    fn preflight(&self, w: &mut WorkloadRun) -> io::Result<End> {
+        let checked = preflight(w.plan, w.target);
+        let ready = match &checked {
+            Ok(()) => Ready::Yes,
+            Err(why) => Ready::No(why.clone()),
+        };
+        let why = match (checked, w.ranks.start(ready)?) {
+            (_, Go::Interrupted) => return Ok(End::Interrupted),
+            (_, Go::Stop(why)) | (Err(why), Go::On) => why,
+            (Ok(()), Go::On) => return Ok(End::Done),
+        };
+        let mut r = w.record("preflight", &super::now_rfc3339());
+        r.status = Status::Failed;
+        r.error = Some(why.clone());
+        if let Err(PassError::Io(e)) = w.emit(&r) {
+            return Err(e);
+        }
+        Ok(End::TargetFailed(why))
+    }
+
+    fn run(&self, w: &mut WorkloadRun, _unit: usize) -> io::Result<End> {
+        let ran = match &w.plan.workload {
+            Workload::Iozone => Ok(()),
+            Workload::Metadata(p) => super::metadata::run(w, p),
+            Workload::Smallfiles(p) => super::smallfiles::run(w, p),
+            Workload::Stream(p) => super::stream::run(w, p),
+        }
+        .and_then(|()| w.settle(Ready::Yes));
+        match ran {
+            Ok(()) => Ok(End::Done),
+            Err(PassError::Interrupted) => {
+                w.abandon(Ready::Interrupted)?;
+                Ok(End::Interrupted)
+            }
+            Err(PassError::Io(e)) => {
+                let mut r = w.record(&w.phase, &super::now_rfc3339());
+                r.status = Status::Failed;
+                r.error = Some(e.to_string());
+                match w.emit(&r) {
+                    Ok(()) | Err(PassError::Interrupted) => {}
+                    Err(PassError::Io(e)) => return Err(e),
+                }
+                w.abandon(Ready::No(e.to_string()))?;
+                Ok(End::TargetFailed(e.to_string()))
+            }
+        }
+    }
+}
