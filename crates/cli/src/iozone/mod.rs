@@ -546,6 +546,7 @@ mod tests {
         assert_eq!(rows.len(), 4);
         assert_eq!(rows[0][2].value, 128);
         assert_eq!(rows[3][2].value, 0, "cells that never ran stay zero");
+        assert!(rows[3][2].missing, "and are left out of the reports");
     }
 
     #[test]

@@ -12,7 +12,17 @@ use sharebench_core::record::{Record, Status};
 pub struct Stored {
     pub value: u64,
     pub cpu: f64,
+    /// Never measured (the run was interrupted first): left out of reports, where IOzone's
+    /// own zeros (tests not selected, placeholders) are printed.
+    pub missing: bool,
 }
+
+/// What is stored for a selected test that was never measured.
+const MISSING: Stored = Stored {
+    value: 0,
+    cpu: 0.0,
+    missing: true,
+};
 
 /// The two passes (e.g. write, rewrite) of each of IOzone's tests 0-12 for one cell.
 pub type TestValues = [[Option<Stored>; 2]; 13];
@@ -56,6 +66,7 @@ pub fn stored(r: &Record) -> Stored {
     Stored {
         value: kb_per_s(r.bytes, r.seconds),
         cpu: cpu_util(cpu_seconds(r), r.seconds),
+        missing: false,
     }
 }
 
@@ -169,6 +180,11 @@ pub fn row(file_kb: u64, rec_kb: u64, v: &TestValues, sel: &Selection) -> String
             s += &" ".repeat(TEST_OUTPUT[t]);
             continue;
         }
+        if v[t][0].is_none() && v[t][1].is_none() {
+            // Not measured (interrupted): blank, as IOzone never printed it.
+            s += &" ".repeat(TEST_OUTPUT[t]);
+            continue;
+        }
         let a = v[t][0].map(|x| x.value).unwrap_or(0);
         let b = v[t][1].map(|x| x.value).unwrap_or(0);
         s += &match t {
@@ -189,7 +205,10 @@ pub fn row(file_kb: u64, rec_kb: u64, v: &TestValues, sel: &Selection) -> String
 /// KB, then each test's values (zeros for tests skipped by -i; nothing for test 8 when it
 /// "runs"). Placeholders store 20 zeros.
 pub fn stored_row(slot: &Slot, v: &TestValues, sel: &Selection) -> Vec<Stored> {
-    let plain = |x: u64| Stored { value: x, cpu: 0.0 };
+    let plain = |x: u64| Stored {
+        value: x,
+        ..Stored::default()
+    };
     let mut out = vec![plain(slot.file_kb()), plain(slot.rec_kb())];
     if let Slot::Placeholder { .. } = slot {
         out.extend(std::iter::repeat_n(Stored::default(), 20));
@@ -205,7 +224,7 @@ pub fn stored_row(slot: &Slot, v: &TestValues, sel: &Selection) -> Vec<Stored> {
             3..=5 => 1,
             _ => 2,
         };
-        out.extend((0..passes).map(|p| v[t][p].unwrap_or_default()));
+        out.extend((0..passes).map(|p| v[t][p].unwrap_or(MISSING)));
     }
     out
 }
@@ -354,6 +373,11 @@ fn report_matrix(d: &mut Dump, rows: &[Vec<Stored>], header_kb: &[u64], who: usi
             d.text += &format!("\"{current}\"  ");
         }
         let v = r.get(who).copied().unwrap_or_default();
+        if v.missing {
+            // A blank cell: the column moves on, nothing is written.
+            d.col += 1;
+            continue;
+        }
         if cpu {
             d.number(v.cpu);
             d.text += &format!(" {:6.2}", v.cpu);
@@ -643,8 +667,14 @@ mod tests {
     fn values(pairs: &[(usize, u64, u64)]) -> TestValues {
         let mut v = TestValues::default();
         for &(t, a, b) in pairs {
-            v[t][0] = Some(Stored { value: a, cpu: 0.0 });
-            v[t][1] = Some(Stored { value: b, cpu: 0.0 });
+            v[t][0] = Some(Stored {
+                value: a,
+                ..Stored::default()
+            });
+            v[t][1] = Some(Stored {
+                value: b,
+                ..Stored::default()
+            });
         }
         v
     }
@@ -797,6 +827,32 @@ mod tests {
     }
 
     #[test]
+    fn cells_never_measured_are_left_blank_not_zero() {
+        let kb = |x: u64| Stored {
+            value: x,
+            ..Stored::default()
+        };
+        // One file size, two record sizes: the second was never measured (Ctrl-C).
+        let rows = vec![vec![kb(64), kb(4), kb(5)], vec![kb(64), kb(8), MISSING]];
+        let mut d = Dump::new();
+        report_matrix(&mut d, &rows, &[4, 8], 2, false);
+        assert!(
+            d.text.contains(" 5 ") && !d.text.contains(" 0 "),
+            "{}",
+            d.text
+        );
+        let data_row: Vec<_> = d.sheet.cells.iter().filter(|c| c.row == 1).collect();
+        assert_eq!(data_row.len(), 2, "the file size and one value, no zero");
+        let mut v: TestValues = Default::default();
+        v[0][0] = Some(kb(7));
+        v[0][1] = Some(kb(9));
+        let args: Vec<String> = ["-i", "0", "-i", "1"].map(String::from).to_vec();
+        let selected = Selection::new(&crate::iozone::args::parse(&args).unwrap());
+        let line = row(64, 4, &v, &selected);
+        assert!(line.contains("7") && !line.contains(" 0"), "{line}");
+    }
+
+    #[test]
     fn cpu_report_follows_with_a_blank_row() {
         let s = sel(&[3], false);
         let slot = Slot::Cell {
@@ -810,6 +866,7 @@ mod tests {
         v[3][0] = Some(Stored {
             value: 5,
             cpu: 12.5,
+            missing: false,
         });
         let rows = vec![stored_row(&slot, &v, &s)];
         let (text, sheet) = auto_report(&rows, &[4], &s, true, "x ");
