@@ -332,3 +332,33 @@ fn report_says_which_records_it_cannot_believe() {
         "decimal commas",
     );
 }
+
+#[test]
+fn a_password_file_others_can_read_is_warned_of() {
+    use std::os::unix::fs::PermissionsExt;
+    let t = shm_dir();
+    let pw = t.path().join("pw");
+    std::fs::write(&pw, "secret\n").unwrap();
+    std::fs::set_permissions(&pw, std::fs::Permissions::from_mode(0o644)).unwrap();
+    // Nothing listens on port 1 of loopback: the run fails to connect, after the warning.
+    let run_with_file = || {
+        bin()
+            .args(["run", "-i", "write", "--file-sizes", "64k"])
+            .arg("smb://user@127.0.0.1:1/share")
+            .env_remove("SHAREBENCH_SMB_PASSWORD")
+            .env("SHAREBENCH_SMB_PASSWORD_FILE", &pw)
+            .output()
+            .unwrap()
+    };
+    let o = run_with_file();
+    let err = stderr(&o);
+    assert!(!o.status.success());
+    assert!(err.contains("is readable by others (mode 0644)"), "{err}");
+    assert!(
+        !err.contains("secret"),
+        "the password is never shown: {err}"
+    );
+    std::fs::set_permissions(&pw, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let o = run_with_file();
+    assert!(!stderr(&o).contains("readable by others"), "{}", stderr(&o));
+}
