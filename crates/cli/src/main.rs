@@ -110,7 +110,11 @@ fn main() {
             .iter()
             .find_map(|v| std::env::var(v).ok())
             .is_some_and(|r| r != "0");
-        if !other_rank {
+        if other_rank {
+            // mpirun ends the whole job at the first non-zero exit: give rank 0 the time
+            // to say why before this rank's exit cuts it off.
+            std::thread::sleep(std::time::Duration::from_secs(1));
+        } else {
             say(&format!("sharebench: error: {}", e.message));
         }
         std::process::exit(e.code);
