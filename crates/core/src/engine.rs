@@ -1,8 +1,9 @@
 //! The engine: runs a plan against targets and emits one record per measurement. It only
-//! schedules: repetitions outermost, then targets, then the workload's units (the IOzone
-//! matrix's cells, or one whole test), so targets are interleaved in time and drift on a
-//! noisy machine hits them alike. What a unit does is its workload's (`workload::Runner`);
-//! records go to an `Observer`. It knows nothing of output formats.
+//! schedules: repetitions outermost, then targets (each repetition starting one target
+//! later), then the workload's units (the IOzone matrix's cells, or one whole test), so
+//! targets are interleaved in time and drift on a noisy machine hits them alike. What a
+//! unit does is its workload's (`workload::Runner`); records go to an `Observer`. It knows
+//! nothing of output formats.
 
 use crate::plan::{Plan, Workload};
 use crate::ranks::{Ranks, Solo};
@@ -56,7 +57,12 @@ pub fn run_ranked(
         }
     }
     for rep in 0..plan.reps {
-        for (t, target) in targets.iter().enumerate() {
+        // Each repetition starts one target later (A B, B A, A B, ...), so no target is
+        // always first after the previous repetition, and a drift that spans a repetition
+        // falls on every target alike.
+        let n = targets.len();
+        for t in (0..n).map(|k| (k + rep as usize) % n) {
+            let target = &targets[t];
             for unit in runner.units(plan) {
                 if dead[t] || plan.done.contains(&(rep, target.name.clone(), unit)) {
                     continue;
@@ -200,7 +206,7 @@ mod tests {
     }
 
     #[test]
-    fn repetitions_outermost_then_targets_then_cells_then_tests() {
+    fn repetitions_outermost_then_targets_in_turn_then_cells_then_tests() {
         let (a, _) = target("a");
         let (b, _) = target("b");
         let mut kept = Kept::default();
@@ -208,8 +214,8 @@ mod tests {
         assert!(s.all_ok() && s.records == 16, "{s:?}");
         let got = order(&kept);
         let mut want = Vec::new();
-        for rep in 0..2 {
-            for t in ["a", "b"] {
+        for (rep, order) in [(0, ["a", "b"]), (1, ["b", "a"])] {
+            for t in order {
                 for size in [64 << 10, 128 << 10] {
                     for op in ["write", "read"] {
                         want.push((rep, t.to_string(), size, op.to_string()));
