@@ -19,7 +19,8 @@ median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else prin
 # sharebench KiB/s of one op (single scope, rep 0) from a fresh results dir.
 sb() { # op bs size target
   local dir="$OUT/sb.$RANDOM$RANDOM"
-  "$BIN" run -i "$2" --file-sizes "$4" --record-sizes "$3" --reps 1 --out "$dir" "$5" >/dev/null
+  # One pass, as fio makes one pass over its size.
+  "$BIN" run -i "$2" --file-sizes "$4" --record-sizes "$3" --reps 1 --min-sample-time 0 --out "$dir" "$5" >/dev/null
   python3 - "$dir/results.jsonl" "$1" <<'PY'
 import json, sys
 for line in open(sys.argv[1]):
@@ -73,7 +74,7 @@ compare "tmpfs 1m read 256m" read read read 1m 256m "$WORK" psync "$F"
 
 # Peak memory of the full --auto matrix (null target, one repetition), against 64 MiB
 # plus the record buffers (one 16 MiB record buffer per worker).
-RSS_KB=$(/usr/bin/time -f %M "$BIN" run --auto -i iozone --reps 1 --out "$OUT/auto" null:// 2>&1 >/dev/null | tail -1)
+RSS_KB=$(/usr/bin/time -f %M "$BIN" run --auto -i iozone --reps 1 --min-sample-time 0 --out "$OUT/auto" null:// 2>&1 >/dev/null | tail -1)
 echo "peak RSS, full --auto matrix on null://: $((RSS_KB / 1024)) MiB (limit 64 MiB + 16 MiB record buffer = 80 MiB)"
 }
 if want fio; then fio_bench; fi

@@ -62,6 +62,12 @@ pub struct RunArgs {
     #[arg(short = 'n', long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=10000))]
     pub reps: u32,
 
+    /// Least time of one sample: a shorter pass of an operation is repeated on the same
+    /// terms until its passes last this long, and the record counts them all (one worker;
+    /// 0 = IOzone's single pass). Units: us, ms, s
+    #[arg(long, value_name = "TIME", default_value = DEFAULT_MIN_SAMPLE_TIME, value_parser = parse_seconds)]
+    pub min_sample_time: f64,
+
     /// Include close() in the timed interval (IOzone -c)
     #[arg(long)]
     pub include_close: bool,
@@ -411,6 +417,29 @@ pub fn check_targets_space(plan: &Plan, targets: &[String]) -> CliResult<()> {
     Ok(())
 }
 
+/// `--min-sample-time`'s default, chosen by measurement (docs/statistics.md).
+pub const DEFAULT_MIN_SAMPLE_TIME: &str = "100ms";
+
+/// A time such as `50ms`, `0.2s` or `0`, in seconds.
+fn parse_seconds(text: &str) -> Result<f64, String> {
+    let t = text.trim();
+    let (number, scale) = if let Some(n) = t.strip_suffix("us") {
+        (n, 1e-6)
+    } else if let Some(n) = t.strip_suffix("ms") {
+        (n, 1e-3)
+    } else if let Some(n) = t.strip_suffix('s') {
+        (n, 1.0)
+    } else if t == "0" {
+        (t, 0.0)
+    } else {
+        return Err(format!("'{text}' needs a unit: us, ms or s (e.g. 50ms)"));
+    };
+    match number.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v * scale),
+        _ => Err(format!("'{text}' is not a time (e.g. 50ms, 0.2s, 0)")),
+    }
+}
+
 /// Builds the plan the options describe.
 pub fn build_plan(a: &RunArgs) -> CliResult<Plan> {
     check_workload_options(a)?;
@@ -485,6 +514,7 @@ pub fn build_plan(a: &RunArgs) -> CliResult<Plan> {
         verify: a.verify,
         keep_files: a.keep_files,
         seed: a.seed,
+        min_sample_s: a.min_sample_time,
         ..Plan::default()
     };
     plan.validate().map_err(CliError::usage)?;
@@ -609,7 +639,17 @@ fn print_workload_summary(records: &[Record], out: &mut dyn Write) {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_bitrate;
+    use super::{parse_bitrate, parse_seconds};
+
+    #[test]
+    fn sample_times_take_a_unit() {
+        assert_eq!(parse_seconds("50ms"), Ok(0.05));
+        assert_eq!(parse_seconds("0.2s"), Ok(0.2));
+        assert_eq!(parse_seconds("250us"), Ok(0.00025));
+        assert_eq!(parse_seconds("0"), Ok(0.0));
+        assert!(parse_seconds("5").unwrap_err().contains("needs a unit"));
+        assert!(parse_seconds("-1s").is_err() && parse_seconds("fast").is_err());
+    }
 
     #[test]
     fn bit_rates() {

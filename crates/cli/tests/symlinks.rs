@@ -43,7 +43,8 @@ fn a_results_directory_swapped_for_symlinks_mid_run_writes_nothing_through_them(
             "--record-sizes",
             "4k",
         ])
-        .args(["--reps", "3000", "--out", out.to_str().unwrap(), "null://"])
+        .args(["--reps", "3000", "--min-sample-time", "0"])
+        .args(["--out", out.to_str().unwrap(), "null://"])
         .stdout(std::process::Stdio::null())
         .spawn()
         .unwrap();

@@ -309,12 +309,20 @@ pub struct Plan {
     pub vector_records: usize,
     /// Seed of the random orders and the verify pattern.
     pub seed: u64,
+    /// IOzone matrix, one worker: the least time a sample lasts, in seconds. A pass shorter
+    /// than this is repeated on the same terms until the passes together last this long
+    /// (docs/operations.md); 0 is IOzone's single pass.
+    #[serde(default)]
+    pub min_sample_s: f64,
     /// Tests already measured by an earlier, interrupted attempt (a study's `--resume`):
     /// (repetition, target name, cell index; `usize::MAX` for the non-matrix workloads).
     /// The engine skips them; their records are carried over by the caller.
     #[serde(default, skip_serializing_if = "std::collections::BTreeSet::is_empty")]
     pub done: std::collections::BTreeSet<(u32, String, usize)>,
 }
+
+/// The longest `min_sample_s` taken: a minute per sample is already a long run.
+pub const MAX_MIN_SAMPLE_S: f64 = 60.0;
 
 /// The `Plan::done` index of a non-matrix workload's test (one per repetition and target).
 pub const WHOLE_TEST: usize = usize::MAX;
@@ -336,6 +344,7 @@ impl Default for Plan {
             keep_files: false,
             vector_records: 16,
             seed: 1,
+            min_sample_s: 0.0,
             done: Default::default(),
         }
     }
@@ -367,6 +376,11 @@ impl Plan {
         }
         if self.stride == 0 {
             return Err("the stride must be at least 1 record".into());
+        }
+        if !(0.0..=MAX_MIN_SAMPLE_S).contains(&self.min_sample_s) {
+            return Err(format!(
+                "--min-sample-time must be between 0 and {MAX_MIN_SAMPLE_S} s"
+            ));
         }
         if self.timing.direct || self.cache == CachePolicy::Direct {
             if let Some(c) = self.cells.iter().find(|c| c.record_size % 4096 != 0) {

@@ -108,6 +108,10 @@ pub struct Record {
     /// True when workers stopped as the first one finished (IOzone's stonewalling).
     #[serde(default)]
     pub stonewalled: bool,
+    /// IOzone matrix: passes of the operation this sample holds (bytes and seconds are over
+    /// all of them; see `--min-sample-time`); absent in records of older versions (1 pass).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passes: Option<u32>,
     pub include_close: bool,
     pub include_fsync: bool,
     pub direct: bool,
@@ -221,6 +225,7 @@ impl Default for Record {
             latency: LatencySummary::default(),
             throughput: None,
             stonewalled: false,
+            passes: None,
             include_close: false,
             include_fsync: false,
             direct: false,
@@ -335,7 +340,7 @@ pub fn read_jsonl_from(file: File, path: &Path) -> io::Result<LoadedRecords> {
 }
 
 /// The CSV columns, in order: the tidy, one-row-per-record view of the schema.
-pub const CSV_COLUMNS: [&str; 52] = [
+pub const CSV_COLUMNS: [&str; 53] = [
     "run_id",
     "target",
     "backend",
@@ -388,6 +393,7 @@ pub const CSV_COLUMNS: [&str; 52] = [
     "rank",
     "host",
     "fuse_cpu_s",
+    "passes",
 ];
 
 /// Writes records as CSV with `CSV_COLUMNS`, as a new file `name` in `dir`.
@@ -460,6 +466,7 @@ pub fn write_csv(dir: &SafeDir, name: &str, records: &[Record]) -> io::Result<()
             r.rank.map(|x| x.to_string()).unwrap_or_default(),
             r.host.clone().unwrap_or_default(),
             opt(r.fuse_cpu_s),
+            r.passes.map(|x| x.to_string()).unwrap_or_default(),
         ])?;
     }
     w.flush()

@@ -40,6 +40,17 @@ pub fn records(out: &Path) -> Vec<Value> {
         .collect()
 }
 
+/// Asserts a matrix record moved its whole file in each of its passes (a sample of
+/// `--min-sample-time` holds one or more).
+pub fn assert_whole_file_per_pass(r: &Value) {
+    let passes = r["passes"]
+        .as_u64()
+        .expect("a matrix record says its passes");
+    assert!(passes >= 1, "{r}");
+    let file = r["file_size"].as_u64().unwrap();
+    assert_eq!(r["bytes"].as_u64(), Some(file * passes), "{r}");
+}
+
 /// Asserts the target holds nothing but what the test put there (no working directory left).
 pub fn assert_no_workdir(target: &Path) {
     let left: Vec<String> = std::fs::read_dir(target)

@@ -197,7 +197,8 @@ fn measure_and_record(
     waited: f64,
 ) -> io::Result<Go> {
     let released = Instant::now();
-    let (measured, span) = measure(ctx, op, specs, &st.files, &mut st.bufs, cancel);
+    let cold = st.purge_note.is_some();
+    let (measured, span) = measure(ctx, op, specs, &st.files, &mut st.bufs, cancel, cold);
     let span = span
         .map(|(first, last)| Span {
             start_s: first.saturating_duration_since(released).as_secs_f64(),
@@ -270,6 +271,19 @@ fn purge(
     Ok(done)
 }
 
+/// The least time of a sample: the plan's, for one worker of one client outside throughput
+/// mode (whose workers, like the ranks of a multi-client run, start together once and
+/// stonewall each other, as IOzone's -t children) and without remounts (one per test, as
+/// IOzone's -U); otherwise 0, a single pass.
+fn min_sample_s(plan: &Plan, ranks: u32) -> f64 {
+    let single = plan.threads == 1 && !plan.throughput_mode && ranks == 1;
+    if single && plan.cache != CachePolicy::Remount {
+        plan.min_sample_s
+    } else {
+        0.0
+    }
+}
+
 fn mix_seed(parts: &[u64]) -> u64 {
     parts.iter().fold(0x5EED_u64, |h, &p| {
         let mut z = (h ^ p).wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -303,6 +317,8 @@ enum Measured {
 
 /// Runs one operation on every worker at once and turns the outcomes into records.
 /// Also returns when the measurement ran: the first worker's start and the last one's end.
+/// `cold`: the operation is the first of its test, after a purge of the cache, so every
+/// further pass of its sample is purged first too.
 fn measure(
     ctx: &Context,
     op: Op,
@@ -310,9 +326,11 @@ fn measure(
     files: &[String],
     bufs: &mut [WorkerBuffers],
     cancel: &AtomicBool,
+    cold: bool,
 ) -> (Measured, Option<(Instant, Instant)>) {
     let backend = ctx.target.backend.as_ref();
     let workers = specs.len();
+    let min_s = min_sample_s(ctx.plan, ctx.ranks.size());
     let barrier = Barrier::new(workers + 1);
     let first_done = AtomicBool::new(false);
     let coord = Coordination {
@@ -330,7 +348,13 @@ fn measure(
             .zip(bufs.iter_mut())
             .map(|((spec, file), buf)| {
                 let coord = &coord;
-                s.spawn(move || super::run_pass(backend, file, spec, buf, coord))
+                let purge = move || {
+                    if cold {
+                        backend.purge_cache(file, PurgeRequest::Drop)?;
+                    }
+                    Ok(())
+                };
+                s.spawn(move || super::sample(backend, file, spec, buf, coord, min_s, &purge))
             })
             .collect();
         // Workers cannot pass the barrier before the parent reaches it, so CPU counted from
@@ -437,6 +461,7 @@ fn throughput_records(
     };
     let mut agg = base(Scope::Aggregate);
     agg.bytes = counted;
+    agg.passes = Some(1);
     agg.seconds = parent_seconds;
     agg.throughput_kib_s = children_see;
     agg.throughput = Some(summary);
@@ -506,6 +531,7 @@ fn kib_per_s(bytes: u64, seconds: f64) -> f64 {
 }
 
 fn fill_from_outcome(r: &mut Record, o: &PassOutcome, file: &str) {
+    r.passes = Some(o.passes);
     r.bytes = o.bytes;
     r.seconds = o.seconds;
     r.throughput_kib_s = kib_per_s(o.bytes, o.seconds);
