@@ -10,6 +10,7 @@ mod iozone;
 mod lab_cmd;
 #[cfg(feature = "mpi")]
 mod mpi_ranks;
+mod placement;
 mod progress;
 mod report_cmd;
 mod run_cmd;
@@ -48,7 +49,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Measure a matrix of operations, file sizes and record sizes on one or more targets.
-    Run(run_cmd::RunArgs),
+    Run(Box<run_cmd::RunArgs>),
     /// Stand up real Samba and NFS-Ganesha servers in network namespaces (root)
     Lab(lab_cmd::LabArgs),
     /// Run with IOzone's command line and print IOzone's tables (-a, -t, -R, -b, ...).
@@ -89,7 +90,7 @@ fn main() {
         }
     };
     let result: Result<(), CliError> = match cli.command {
-        Command::Run(args) => with_ranks(|c| run_cmd::main(args, c)),
+        Command::Run(args) => with_ranks(|c| run_cmd::main(*args, c)),
         Command::Iozone { args } => with_ranks(|c| iozone::main(&args, c)),
         Command::Report(args) => report_cmd::main(args),
         Command::Lab(args) => lab_cmd::main(args),

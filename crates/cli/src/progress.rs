@@ -23,8 +23,14 @@ impl Progress {
         Progress { bar: Some(bar) }
     }
 
+    /// Moves the bar on; past its end (`--reps auto` sampling beyond its least samples),
+    /// the end moves with it.
     pub fn advance(&self, bytes: u64, what: &str) {
         if let Some(b) = &self.bar {
+            let end = b.position() + bytes;
+            if b.length().is_some_and(|len| end > len) {
+                b.set_length(end);
+            }
             b.inc(bytes);
             b.set_message(what.to_string());
         }

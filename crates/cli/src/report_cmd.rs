@@ -28,6 +28,11 @@ pub struct ReportArgs {
     /// New or empty directory for report.html, results.xlsx and results.csv
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
+    /// The smallest difference, in percent, that names a winner: a significant difference
+    /// below it is not called, and a ratio whose 95% interval lies within it is
+    /// "equivalent" (default 5; see docs/statistics.md)
+    #[arg(long, value_name = "PCT", value_parser = crate::run_cmd::parse_percent)]
+    pub threshold: Option<f64>,
 }
 
 pub fn main(args: ReportArgs) -> CliResult<()> {
@@ -49,6 +54,9 @@ pub fn main(args: ReportArgs) -> CliResult<()> {
         labels: args.labels,
         baseline: args.baseline,
         out: args.out,
+        threshold_pct: args
+            .threshold
+            .unwrap_or(sharebench_report::compare::DEFAULT_THRESHOLD_PCT),
     };
     sharebench_report::check_out_dir(&req.out).map_err(|e| CliError::usage(e.0))?;
     let started = std::time::Instant::now();
@@ -75,6 +83,11 @@ fn study_report(args: ReportArgs) -> CliResult<()> {
     if args.baseline.is_some() {
         return Err(CliError::usage(
             "--baseline does not apply to studies (each claim names its own sides)",
+        ));
+    }
+    if args.threshold.is_some() {
+        return Err(CliError::usage(
+            "--threshold does not apply to studies yet: their claims use the default 5%",
         ));
     }
     sharebench_report::check_out_dir(&args.out).map_err(|e| CliError::usage(e.0))?;

@@ -7,7 +7,7 @@ use crate::summary;
 use clap::{Args, ValueEnum};
 use sharebench_core::op::{parse_op_list, Op};
 use sharebench_core::plan::{
-    self, CachePolicy, MetadataParams, Plan, Prealloc, PreallocHints, SmallfilesParams,
+    self, AutoReps, CachePolicy, MetadataParams, Plan, Prealloc, PreallocHints, SmallfilesParams,
     StreamParams, Timing, Workload,
 };
 use sharebench_core::record::{Record, Scope, Status};
@@ -58,15 +58,35 @@ pub struct RunArgs {
     #[arg(short = 't', long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=4096))]
     pub threads: u32,
 
-    /// Repetitions of every measurement, one record each (interleaved across targets)
-    #[arg(short = 'n', long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=10000))]
-    pub reps: u32,
+    /// Samples of every measurement, one record each, interleaved across targets: `auto`
+    /// (the default for one client) samples each cell until the 95% interval of every
+    /// target's median is within --ci-width (at least 6 samples, at most --max-reps, within
+    /// --max-cell-time); N takes exactly N (a multi-client run's default: 3)
+    #[arg(short = 'n', long, value_name = "auto|N", value_parser = parse_reps)]
+    pub reps: Option<Reps>,
+
+    /// With --reps auto: the half-width of the 95% interval of a median to reach, in percent
+    #[arg(long, value_name = "PCT", default_value = "3", value_parser = parse_percent)]
+    pub ci_width: f64,
+
+    /// With --reps auto: the most samples of a cell
+    #[arg(long, value_name = "N", default_value_t = plan::DEFAULT_MAX_REPS, value_parser = clap::value_parser!(u32).range(6..=10000))]
+    pub max_reps: u32,
+
+    /// With --reps auto: the most time one cell's samples take on one target (us, ms, s)
+    #[arg(long, value_name = "TIME", default_value = "60s", value_parser = parse_seconds)]
+    pub max_cell_time: f64,
 
     /// Least time of one sample: a shorter pass of an operation is repeated on the same
     /// terms until its passes last this long, and the record counts them all (one worker;
     /// 0 = IOzone's single pass). Units: us, ms, s
     #[arg(long, value_name = "TIME", default_value = DEFAULT_MIN_SAMPLE_TIME, value_parser = parse_seconds)]
     pub min_sample_time: f64,
+
+    /// Keep the run's threads on these CPUs, e.g. 1 or 0-1 (sched_setaffinity; recorded in
+    /// run.json). Default: wherever the scheduler puts them
+    #[arg(long, value_name = "LIST", value_parser = crate::placement::parse_cpus)]
+    pub cpus: Option<crate::placement::CpuList>,
 
     /// Include close() in the timed interval (IOzone -c)
     #[arg(long)]
@@ -440,14 +460,64 @@ fn parse_seconds(text: &str) -> Result<f64, String> {
     }
 }
 
+/// A multi-client run's samples when not told: `--reps auto` is for one client.
+const MULTI_CLIENT_REPS: u32 = 3;
+
+/// How many samples: until the answer is clear, or exactly N.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Reps {
+    Auto,
+    Exactly(u32),
+}
+
+fn parse_reps(text: &str) -> Result<Reps, String> {
+    if text.trim() == "auto" {
+        return Ok(Reps::Auto);
+    }
+    match text.trim().parse::<u32>() {
+        Ok(n @ 1..=10000) => Ok(Reps::Exactly(n)),
+        _ => Err(format!(
+            "'{text}' is neither auto nor a count from 1 to 10000"
+        )),
+    }
+}
+
+/// A percentage, with or without `%`, above 0 and below 100.
+pub(crate) fn parse_percent(text: &str) -> Result<f64, String> {
+    match text.trim().trim_end_matches('%').parse::<f64>() {
+        Ok(v) if v > 0.0 && v < 100.0 => Ok(v),
+        _ => Err(format!(
+            "'{text}' is not a percentage above 0 and below 100 (e.g. 3 or 2.5%)"
+        )),
+    }
+}
+
+/// The plan's sample count and `--reps auto` rule.
+fn reps_of(a: &RunArgs) -> (u32, Option<AutoReps>) {
+    match a.reps.unwrap_or(Reps::Auto) {
+        Reps::Exactly(n) => (n, None),
+        Reps::Auto => (
+            a.max_reps,
+            Some(AutoReps {
+                ci_pct: a.ci_width,
+                max_unit_s: a.max_cell_time,
+                ..AutoReps::default()
+            }),
+        ),
+    }
+}
+
 /// Builds the plan the options describe.
 pub fn build_plan(a: &RunArgs) -> CliResult<Plan> {
+    let (reps, auto_reps) = reps_of(a);
     check_workload_options(a)?;
     let workload = build_workload(a)?;
     if workload != Workload::Iozone {
         let plan = Plan {
             workload,
-            reps: a.reps,
+            reps,
+            auto_reps,
+            cpus: a.cpus.as_ref().map(|c| c.0.clone()),
             cache: match a.cache {
                 CacheArg::Keep => CachePolicy::Keep,
                 _ => CachePolicy::Drop,
@@ -495,7 +565,9 @@ pub fn build_plan(a: &RunArgs) -> CliResult<Plan> {
         cells,
         threads: a.threads,
         throughput_mode: a.threads > 1,
-        reps: a.reps,
+        reps,
+        auto_reps,
+        cpus: a.cpus.as_ref().map(|c| c.0.clone()),
         timing: Timing {
             include_close: a.include_close,
             include_fsync: a.include_fsync,
@@ -522,7 +594,11 @@ pub fn build_plan(a: &RunArgs) -> CliResult<Plan> {
 }
 
 /// `sharebench run`; under mpirun, `cluster` is every rank of the run (rank 0 prints).
-pub fn main(args: RunArgs, cluster: Option<&dyn session::Cluster>) -> CliResult<()> {
+pub fn main(mut args: RunArgs, cluster: Option<&dyn session::Cluster>) -> CliResult<()> {
+    if cluster.is_some() && args.reps.is_none() {
+        // `auto` decides from every rank's figures, which only rank 0 sees.
+        args.reps = Some(Reps::Exactly(MULTI_CLIENT_REPS));
+    }
     let plan = build_plan(&args)?;
     check_targets_space(&plan, &args.targets)?;
     let spec = SessionSpec {
@@ -547,12 +623,46 @@ pub fn main(args: RunArgs, cluster: Option<&dyn session::Cluster>) -> CliResult<
     } else {
         print_workload_summary(&result.records, &mut out);
     }
+    if let Some(rule) = plan.auto_reps {
+        let _ = writeln!(out, "{}", sampling_line(&result.records, &rule, plan.reps));
+    }
     // A closed stdout (`| head`) must not turn a finished run into a panic.
     let _ = writeln!(out, "Results: {}", result.out_dir.display());
     match session::outcome_error(&result) {
         Some(e) => Err(e),
         None => Ok(()),
     }
+}
+
+/// What `--reps auto` did, in one line: how many units settled and why.
+fn sampling_line(records: &[Record], rule: &AutoReps, max_reps: u32) -> String {
+    use sharebench_core::record::RepsStop;
+    // A unit is a cell of the matrix, or the whole test of the other workloads.
+    let mut units: BTreeMap<(u64, u64), (RepsStop, u32)> = BTreeMap::new();
+    for r in records {
+        if let Some(stop) = r.reps_stop {
+            let key = match r.workload.as_str() {
+                "iozone" => (r.file_size, r.record_size),
+                _ => (0, 0),
+            };
+            units.insert(key, (stop, r.rep + 1));
+        }
+    }
+    let count = |s: RepsStop| units.values().filter(|(x, _)| *x == s).count();
+    let samples: Vec<u32> = units.values().map(|(_, n)| *n).collect();
+    format!(
+        "Samples (--reps auto): {} units, {}-{} samples each; {} within ±{}% (95% interval of \
+         the median), {} stopped at {} samples, {} at {} s a target",
+        units.len(),
+        samples.iter().min().unwrap_or(&0),
+        samples.iter().max().unwrap_or(&0),
+        count(RepsStop::Converged),
+        rule.ci_pct,
+        count(RepsStop::CountCap),
+        max_reps,
+        count(RepsStop::TimeCap),
+        rule.max_unit_s,
+    )
 }
 
 /// Values over repetitions, their unit, and extents per file.

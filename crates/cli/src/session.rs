@@ -422,6 +422,14 @@ pub fn execute(spec: SessionSpec, on_record: &mut dyn FnMut(&Record)) -> CliResu
     if spec.targets.is_empty() {
         return Err(CliError::usage("no target given (a directory, or null://)"));
     }
+    if let Some(cpus) = &spec.plan.cpus {
+        crate::placement::pin(cpus).map_err(CliError::usage)?;
+    }
+    if spec.cluster.is_some() && spec.plan.auto_reps.is_some() {
+        return Err(CliError::usage(
+            "--reps auto is for one client: give a multi-client run --reps N",
+        ));
+    }
     let ranks: &dyn Ranks = match spec.cluster {
         Some(c) => c,
         None => &Solo,
@@ -568,7 +576,12 @@ pub fn execute(spec: SessionSpec, on_record: &mut dyn FnMut(&Record)) -> CliResu
         None
     };
 
-    let total = spec.plan.bytes_per_pass() * u64::from(spec.plan.reps) * targets.len() as u64;
+    // With --reps auto, the bar's end is the least samples; it moves on if more are needed.
+    let samples = match spec.plan.auto_reps {
+        Some(a) => a.min.min(spec.plan.reps),
+        None => spec.plan.reps,
+    };
+    let total = spec.plan.bytes_per_pass() * u64::from(samples) * targets.len() as u64;
     let progress = Progress::new(total);
     let mut observer = SessionObserver {
         writer,
@@ -576,7 +589,15 @@ pub fn execute(spec: SessionSpec, on_record: &mut dyn FnMut(&Record)) -> CliResu
         on_record,
         records: Vec::new(),
     };
-    let ran = engine::run_ranked(spec.plan, &targets, &run_id, &CANCEL, &mut observer, ranks);
+    let ran = engine::run_ranked(
+        spec.plan,
+        &targets,
+        &run_id,
+        &CANCEL,
+        &mut observer,
+        ranks,
+        &spec.carried,
+    );
     progress.finish();
 
     let mut warn = |m: String| {

@@ -567,7 +567,7 @@ fn run_step(
 }
 
 /// The tests an interrupted attempt finished, and their records. Records are written in
-/// the engine's order (repetitions, then targets, then cells), so every test before the
+/// the engine's order (repetitions, then cells, then targets), so every test before the
 /// last one that appears is complete; the last may have been cut off and runs again.
 fn finished_tests(
     plan: &sharebench_core::plan::Plan,
@@ -576,16 +576,8 @@ fn finished_tests(
     std::collections::BTreeSet<(u32, String, usize)>,
     Vec<sharebench_core::record::Record>,
 ) {
-    use sharebench_core::plan::{Workload, WHOLE_TEST};
     let key = |r: &sharebench_core::record::Record| {
-        let cell = if plan.workload == Workload::Iozone {
-            plan.cells
-                .iter()
-                .position(|c| c.file_size == r.file_size && c.record_size == r.record_size)
-        } else {
-            Some(WHOLE_TEST)
-        };
-        cell.map(|c| (r.rep, r.target.clone(), c))
+        sharebench_core::engine::unit_of(plan, r).map(|c| (r.rep, r.target.clone(), c))
     };
     let Some(last) = records.iter().rev().find_map(key) else {
         return Default::default();

@@ -33,6 +33,27 @@ fn malformed_sizes() {
 }
 
 #[test]
+fn repetition_rules_out_of_range() {
+    let t = shm_dir();
+    let p = t.path().to_str().unwrap();
+    assert_one_line_error(&["run", "--reps", "0", p], 2, "neither auto nor a count");
+    assert_one_line_error(&["run", "--reps", "some", p], 2, "'some'");
+    assert_one_line_error(&["run", "--ci-width", "0", p], 2, "percentage above 0");
+    assert_one_line_error(&["run", "--ci-width", "100%", p], 2, "below 100");
+    assert_one_line_error(&["run", "--max-reps", "5", p], 2, "--max-reps");
+    assert_one_line_error(&["run", "--max-cell-time", "0", p], 2, "--max-cell-time");
+    assert_one_line_error(&["run", "--max-cell-time", "9", p], 2, "needs a unit");
+    assert_one_line_error(&["report", "--threshold", "-1", "--out", p, p], 2, "'-1'");
+    assert_one_line_error(&["run", "--cpus", "1-0", p], 2, "backwards");
+    assert_one_line_error(
+        &["run", "--cpus", "4095", p],
+        2,
+        "not one this process may use",
+    );
+    assert_no_workdir(t.path());
+}
+
+#[test]
 fn record_larger_than_file() {
     let t = shm_dir();
     let p = t.path().to_str().unwrap();

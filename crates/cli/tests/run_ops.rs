@@ -196,3 +196,189 @@ fn every_operation_verifies_on_loop_mounted_xfs_with_and_without_o_direct() {
     // The manifest names the file system.
     assert_no_workdir(&m.dir);
 }
+
+/// `--reps auto` on two tmpfs directories: each cell is sampled at least six times and at
+/// most --max-reps, every target alike, and the last round of each cell says why it
+/// stopped; a cell's time cap stops it after its first round.
+#[test]
+fn reps_auto_samples_each_cell_until_it_is_known_or_capped() {
+    let t = shm_dir();
+    let (a, b) = (t.path().join("a"), t.path().join("b"));
+    std::fs::create_dir(&a).unwrap();
+    std::fs::create_dir(&b).unwrap();
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let out = t.path().join("r");
+    let o = run(&[
+        "run",
+        "-i",
+        "write,read",
+        "--file-sizes",
+        "256k,1m",
+        "--record-sizes",
+        "64k",
+        "--min-sample-time",
+        "5ms",
+        "--max-reps",
+        "9",
+        "--out",
+        out.to_str().unwrap(),
+        a,
+        b,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("Samples (--reps auto): 2 units"),
+        "{}",
+        stdout(&o)
+    );
+    let recs = records(&out);
+    for size in [256 << 10, 1 << 20] {
+        let cell: Vec<&Value> = recs.iter().filter(|r| r["file_size"] == size).collect();
+        let last = cell
+            .iter()
+            .map(|r| r["rep"].as_u64().unwrap())
+            .max()
+            .unwrap();
+        assert!((5..=8).contains(&last), "6 to 9 samples, not {}", last + 1);
+        assert_eq!(
+            cell.len() as u64,
+            (last + 1) * 2 * 2,
+            "every round on both targets"
+        );
+        for r in &cell {
+            let stop = r["reps_stop"].as_str();
+            if r["rep"] == last && last < 8 {
+                assert_eq!(stop, Some("converged"), "{r}");
+            } else if r["rep"] == last {
+                // The ninth round may settle it, or the cap does.
+                assert!(matches!(stop, Some("converged" | "count-cap")), "{r}");
+            } else {
+                assert_eq!(stop, None, "{r}");
+            }
+        }
+    }
+
+    let out = t.path().join("capped");
+    let o = run(&[
+        "run",
+        "-i",
+        "write",
+        "--file-sizes",
+        "1m",
+        "--max-cell-time",
+        "1us",
+        "--out",
+        out.to_str().unwrap(),
+        a,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // The 1 MiB file's three default record sizes: one round each, stopped by the cap.
+    let recs = records(&out);
+    assert_eq!(recs.len(), 3);
+    for r in &recs {
+        assert_eq!(
+            (r["rep"].as_u64(), r["reps_stop"].as_str()),
+            (Some(0), Some("time-cap"))
+        );
+    }
+    // The report says so.
+    let rep = t.path().join("rep");
+    let o = run(&[
+        "report",
+        "--out",
+        rep.to_str().unwrap(),
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let html = std::fs::read_to_string(rep.join("report.html")).unwrap();
+    assert!(
+        html.contains("0 of 3 units used all their repetitions and 3 their time"),
+        "no cap warning"
+    );
+}
+
+/// Samples taken beside two busy loops of another process record the CPU those took and
+/// count as disturbed; the report says so.
+#[test]
+fn others_cpu_time_is_recorded_and_flags_disturbed_samples() {
+    let t = shm_dir();
+    let target = t.path().join("t");
+    std::fs::create_dir(&target).unwrap();
+    let out = t.path().join("r");
+    let mut hogs: Vec<std::process::Child> = (0..2)
+        .map(|_| {
+            std::process::Command::new("sh")
+                .args(["-c", "while :; do :; done"])
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let o = run(&[
+        "run",
+        "-i",
+        "write,read",
+        "--file-sizes",
+        "1m",
+        "--record-sizes",
+        "64k",
+        "--reps",
+        "3",
+        "--out",
+        out.to_str().unwrap(),
+        target.to_str().unwrap(),
+    ]);
+    for h in &mut hogs {
+        let _ = h.kill();
+        let _ = h.wait();
+    }
+    assert!(o.status.success(), "{}", stderr(&o));
+    let recs = records(&out);
+    let busy = recs
+        .iter()
+        .filter(|r| r["others_cpu_s"].as_f64().unwrap() > 0.25 * r["seconds"].as_f64().unwrap())
+        .count();
+    assert!(
+        busy * 2 > recs.len(),
+        "{busy} of {} samples saw the loops",
+        recs.len()
+    );
+    assert!(recs.iter().all(|r| r["steal_s"].as_f64().is_some()));
+    let rep = t.path().join("rep");
+    let o = run(&[
+        "report",
+        "--out",
+        rep.to_str().unwrap(),
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let html = std::fs::read_to_string(rep.join("report.html")).unwrap();
+    assert!(
+        html.contains("other guests (steal) or other processes took CPU time"),
+        "no warning"
+    );
+}
+
+/// `--cpus 0`: the run keeps to CPU 0 and run.json says so.
+#[test]
+fn cpus_are_recorded_in_the_plan() {
+    let t = shm_dir();
+    let out = t.path().join("r");
+    let o = run(&[
+        "run",
+        "-i",
+        "write",
+        "--file-sizes",
+        "64k",
+        "--reps",
+        "1",
+        "--cpus",
+        "0",
+        "--out",
+        out.to_str().unwrap(),
+        "null://",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    assert_eq!(run["plan"]["cpus"], serde_json::json!([0]), "{run}");
+}

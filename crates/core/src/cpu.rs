@@ -4,6 +4,7 @@
 //! are brought up to date at scheduler ticks and read 0 for a 1 ms measurement.
 //! Server-side CPU is the lab's.
 
+use crate::machine::{MachineTicks, MachineTime};
 use nix::sys::resource::{getrusage, UsageWho};
 use nix::time::{clock_gettime, ClockId};
 use std::time::Instant;
@@ -15,6 +16,8 @@ pub struct CpuSnapshot {
     total_s: f64,
     user_s: f64,
     sys_s: f64,
+    /// The whole machine's ticks, for the process-wide snapshot only.
+    machine: Option<MachineTicks>,
 }
 
 /// CPU used between two snapshots.
@@ -27,6 +30,9 @@ pub struct CpuUsage {
     /// Exact CPU time.
     pub total_s: f64,
     pub wall_s: f64,
+    /// The whole machine's busy and stolen CPU time meanwhile (process-wide snapshots on
+    /// Linux only).
+    pub machine: Option<MachineTime>,
 }
 
 impl CpuUsage {
@@ -48,7 +54,10 @@ pub fn util_pct(cpu_s: f64, seconds: f64) -> f64 {
 impl CpuSnapshot {
     /// CPU of the whole process (every thread).
     pub fn now() -> Self {
-        Self::of(UsageWho::RUSAGE_SELF, ClockId::CLOCK_PROCESS_CPUTIME_ID)
+        CpuSnapshot {
+            machine: MachineTicks::now(),
+            ..Self::of(UsageWho::RUSAGE_SELF, ClockId::CLOCK_PROCESS_CPUTIME_ID)
+        }
     }
 
     /// CPU of the calling thread only (one worker of several).
@@ -69,6 +78,7 @@ impl CpuSnapshot {
             total_s,
             user_s,
             sys_s,
+            machine: None,
         }
     }
 
@@ -87,6 +97,10 @@ impl CpuSnapshot {
             sys_s,
             total_s,
             wall_s: self.wall.duration_since(earlier.wall).as_secs_f64(),
+            machine: match (self.machine, earlier.machine) {
+                (Some(now), Some(then)) => Some(now.since(&then)),
+                _ => None,
+            },
         }
     }
 }

@@ -1,18 +1,22 @@
 //! The engine: runs a plan against targets and emits one record per measurement. It only
-//! schedules: repetitions outermost, then targets (each repetition starting one target
-//! later), then the workload's units (the IOzone matrix's cells, or one whole test), so
-//! targets are interleaved in time and drift on a noisy machine hits them alike. What a
-//! unit does is its workload's (`workload::Runner`); records go to an `Observer`. It knows
-//! nothing of output formats.
+//! schedules: repetitions outermost, then the workload's units (the IOzone matrix's cells,
+//! or one whole test), then the targets in turn (each repetition starting one target
+//! later), so a unit's samples on the targets are close in time and drift on a noisy
+//! machine hits them alike. With `--reps auto`, a unit is sampled until `sampling` settles
+//! it. What a unit does is its workload's (`workload::Runner`); records go to an
+//! `Observer`. It knows nothing of output formats.
 
 use crate::plan::{Plan, Workload};
 use crate::ranks::{Ranks, Solo};
+use crate::record::Record;
 use crate::run::{Observer, RunSummary, Target};
+use crate::sampling::{self, Held};
 use crate::workload::iozone::matrix::Matrix;
 use crate::workload::whole::WholeTest;
 use crate::workload::{End, Gather, Runner, WorkloadRun};
 use std::io;
 use std::sync::atomic::AtomicBool;
+use std::time::Instant;
 
 /// Runs the whole plan. Returns early (with `interrupted`) when `cancel` is set.
 pub fn run(
@@ -22,11 +26,12 @@ pub fn run(
     cancel: &AtomicBool,
     observer: &mut dyn Observer,
 ) -> io::Result<RunSummary> {
-    run_ranked(plan, targets, run_id, cancel, observer, &Solo)
+    run_ranked(plan, targets, run_id, cancel, observer, &Solo, &[])
 }
 
 /// `run` as one rank of a multi-client run: every measurement starts on all ranks
-/// together, and `ranks` hands rank 0 everyone's records (see `ranks`).
+/// together, and `ranks` hands rank 0 everyone's records (see `ranks`). `earlier` are the
+/// records of the units in `plan.done`, which `--reps auto` counts as samples taken.
 pub fn run_ranked(
     plan: &Plan,
     targets: &[Target],
@@ -34,6 +39,7 @@ pub fn run_ranked(
     cancel: &AtomicBool,
     observer: &mut dyn Observer,
     ranks: &dyn Ranks,
+    earlier: &[Record],
 ) -> io::Result<RunSummary> {
     let runner = runner(&plan.workload);
     let mut summary = RunSummary::default();
@@ -56,34 +62,75 @@ pub fn run_ranked(
             End::Interrupted => return Ok(interrupted(summary)),
         }
     }
+    let mut tally = plan.auto_reps.map(sampling::Tally::new);
+    if let Some(tally) = &mut tally {
+        if ranks.size() > 1 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "--reps auto is for one client: give a multi-client run --reps N",
+            ));
+        }
+        for r in earlier {
+            let t = targets.iter().position(|t| t.name == r.target);
+            if let (Some(t), Some(unit)) = (t, runner.unit_of(plan, r)) {
+                tally.add(t, unit, std::slice::from_ref(r));
+            }
+        }
+    }
+    let n = targets.len();
     for rep in 0..plan.reps {
         // Each repetition starts one target later (A B, B A, A B, ...), so no target is
-        // always first after the previous repetition, and a drift that spans a repetition
-        // falls on every target alike.
-        let n = targets.len();
-        for t in (0..n).map(|k| (k + rep as usize) % n) {
-            let target = &targets[t];
-            for unit in runner.units(plan) {
+        // always first, and a drift that spans a unit's round falls on every target alike.
+        let turn: Vec<usize> = (0..n).map(|k| (k + rep as usize) % n).collect();
+        for unit in runner.units(plan) {
+            if tally.as_ref().is_some_and(|t| t.is_settled(unit)) {
+                continue;
+            }
+            let mut held = Held::new(&mut *observer, tally.is_some());
+            for &t in &turn {
+                let target = &targets[t];
                 if dead[t] || plan.done.contains(&(rep, target.name.clone(), unit)) {
                     continue;
                 }
-                let mut w = shared.on(target, rep, &mut *observer, &mut summary);
-                match runner.run(&mut w, unit)? {
+                let started = Instant::now();
+                let mut w = shared.on(target, rep, &mut held, &mut summary);
+                let end = runner.run(&mut w, unit)?;
+                if let Some(tally) = &mut tally {
+                    tally.add(t, unit, held.since_last());
+                    tally.add_time(unit, started.elapsed());
+                }
+                match end {
                     End::Done => {}
                     End::TargetFailed(why) => {
                         dead[t] = true;
-                        observer.warn(&format!(
+                        held.warn(&format!(
                             "{}: giving up on this target after an error: {why}",
                             target.name
                         ));
                     }
-                    End::Stopped(why) => return Ok(stopped(summary, target, why)),
-                    End::Interrupted => return Ok(interrupted(summary)),
+                    End::Stopped(why) => {
+                        held.release(None)?;
+                        return Ok(stopped(summary, target, why));
+                    }
+                    End::Interrupted => {
+                        held.release(None)?;
+                        return Ok(interrupted(summary));
+                    }
                 }
             }
+            let stop = tally.as_mut().and_then(|tally| {
+                let alive: Vec<usize> = (0..n).filter(|&t| !dead[t]).collect();
+                tally.decide(unit, rep, plan.reps - 1, &alive)
+            });
+            held.release(stop)?;
         }
     }
     Ok(summary)
+}
+
+/// The unit of the plan a record belongs to (as `Plan::done` numbers units), if any.
+pub fn unit_of(plan: &Plan, record: &Record) -> Option<usize> {
+    runner(&plan.workload).unit_of(plan, record)
 }
 
 /// The runner of a plan's workload: the one place the engine knows which workloads exist.
@@ -206,7 +253,7 @@ mod tests {
     }
 
     #[test]
-    fn repetitions_outermost_then_targets_in_turn_then_cells_then_tests() {
+    fn repetitions_outermost_then_cells_then_targets_in_turn() {
         let (a, _) = target("a");
         let (b, _) = target("b");
         let mut kept = Kept::default();
@@ -214,9 +261,9 @@ mod tests {
         assert!(s.all_ok() && s.records == 16, "{s:?}");
         let got = order(&kept);
         let mut want = Vec::new();
-        for (rep, order) in [(0, ["a", "b"]), (1, ["b", "a"])] {
-            for t in order {
-                for size in [64 << 10, 128 << 10] {
+        for (rep, turn) in [(0, ["a", "b"]), (1, ["b", "a"])] {
+            for size in [64 << 10, 128 << 10] {
+                for t in turn {
                     for op in ["write", "read"] {
                         want.push((rep, t.to_string(), size, op.to_string()));
                     }
@@ -245,5 +292,76 @@ mod tests {
         let mut kept = Kept::default();
         let s = run(&plan(3), &[a], "r", &AtomicBool::new(true), &mut kept).unwrap();
         assert!(s.interrupted && kept.records.is_empty(), "{s:?}");
+    }
+
+    #[test]
+    fn auto_repetitions_stop_each_cell_on_its_own_and_say_why() {
+        use crate::plan::AutoReps;
+        use crate::record::RepsStop;
+        let (a, _) = target("a");
+        let (b, _) = target("b");
+        let mut p = plan(9);
+        // Any interval is narrow enough: six samples, the least, settle every cell.
+        p.auto_reps = Some(AutoReps {
+            min: 6,
+            ci_pct: 1e9,
+            max_unit_s: 1e9,
+        });
+        let mut kept = Kept::default();
+        let s = run(&p, &[a, b], "r", &AtomicBool::new(false), &mut kept).unwrap();
+        assert!(s.all_ok(), "{s:?}");
+        let reps: Vec<u32> = kept.records.iter().map(|r| r.rep).collect();
+        assert_eq!(reps.iter().max(), Some(&5), "six samples, not nine");
+        assert_eq!(kept.records.len(), 6 * 2 * 2 * 2);
+        for r in &kept.records {
+            let want = (r.rep == 5).then_some(RepsStop::Converged);
+            assert_eq!(r.reps_stop, want, "{} {} rep {}", r.target, r.op, r.rep);
+        }
+
+        // Asking for more than the samples can give: the count cap, after the resumed
+        // run's earlier records count as samples taken.
+        let (a, _) = target("a3");
+        let mut p = plan(7);
+        p.auto_reps = Some(AutoReps {
+            min: 6,
+            ci_pct: 1e-9,
+            max_unit_s: 1e9,
+        });
+        let earlier: Vec<Record> = kept
+            .records
+            .iter()
+            .filter(|r| r.target == "a" && r.rep < 2 && r.file_size == 64 << 10)
+            .map(|r| Record {
+                target: "a3".into(),
+                reps_stop: None,
+                ..r.clone()
+            })
+            .collect();
+        for r in &earlier {
+            p.done.insert((r.rep, "a3".into(), 0));
+        }
+        let mut kept = Kept::default();
+        let s = run_ranked(
+            &p,
+            &[a],
+            "r",
+            &AtomicBool::new(false),
+            &mut kept,
+            &Solo,
+            &earlier,
+        );
+        assert!(s.unwrap().all_ok());
+        let first: Vec<u32> = kept
+            .records
+            .iter()
+            .filter(|r| r.file_size == 64 << 10)
+            .map(|r| r.rep)
+            .collect();
+        assert_eq!(first, [2, 2, 3, 3, 4, 4, 5, 5, 6, 6], "resumed at rep 2");
+        let capped = kept
+            .records
+            .iter()
+            .filter(|r| r.reps_stop == Some(RepsStop::CountCap));
+        assert_eq!(capped.count(), 4, "the last samples of both cells");
     }
 }

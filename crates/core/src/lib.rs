@@ -8,7 +8,9 @@ pub mod buffer;
 pub mod cpu;
 pub mod engine;
 pub mod latency;
+pub mod machine;
 pub mod manifest;
+pub mod median;
 pub mod offsets;
 pub mod op;
 pub mod pattern;
@@ -17,6 +19,7 @@ pub mod ranks;
 pub mod record;
 pub mod run;
 pub mod safe_dir;
+pub mod sampling;
 pub mod server_cpu;
 pub mod size;
 #[cfg(test)]

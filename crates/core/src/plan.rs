@@ -314,12 +314,46 @@ pub struct Plan {
     /// (docs/operations.md); 0 is IOzone's single pass.
     #[serde(default)]
     pub min_sample_s: f64,
+    /// `--reps auto`: sample each unit until its medians are known well enough, with
+    /// `reps` as the most samples; `None` is exactly `reps` samples.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auto_reps: Option<AutoReps>,
+    /// The CPUs the run's threads are kept on (`--cpus`); `None`: wherever the scheduler
+    /// puts them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpus: Option<Vec<usize>>,
     /// Tests already measured by an earlier, interrupted attempt (a study's `--resume`):
     /// (repetition, target name, cell index; `usize::MAX` for the non-matrix workloads).
     /// The engine skips them; their records are carried over by the caller.
     #[serde(default, skip_serializing_if = "std::collections::BTreeSet::is_empty")]
     pub done: std::collections::BTreeSet<(u32, String, usize)>,
 }
+
+/// When `--reps auto` stops sampling a unit (a cell of the matrix, or a whole test): when
+/// on every target the 95% interval of every operation's median is within `ci_pct` of the
+/// median (after at least `min` samples), or when the unit has taken `max_unit_s` seconds
+/// per target. `Plan::reps` is the most samples.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct AutoReps {
+    pub min: u32,
+    /// Half-width of the interval, percent of the median.
+    pub ci_pct: f64,
+    pub max_unit_s: f64,
+}
+
+impl Default for AutoReps {
+    /// Six samples (the fewest with a 95% interval), ±3%, a minute per cell and target.
+    fn default() -> Self {
+        AutoReps {
+            min: crate::median::MIN_SAMPLES_FOR_CI as u32,
+            ci_pct: 3.0,
+            max_unit_s: 60.0,
+        }
+    }
+}
+
+/// The most samples `--reps auto` takes of a unit unless told (`--max-reps`).
+pub const DEFAULT_MAX_REPS: u32 = 30;
 
 /// The longest `min_sample_s` taken: a minute per sample is already a long run.
 pub const MAX_MIN_SAMPLE_S: f64 = 60.0;
@@ -345,6 +379,8 @@ impl Default for Plan {
             vector_records: 16,
             seed: 1,
             min_sample_s: 0.0,
+            auto_reps: None,
+            cpus: None,
             done: Default::default(),
         }
     }
@@ -355,6 +391,23 @@ impl Plan {
     pub fn validate(&self) -> Result<(), String> {
         if self.reps == 0 {
             return Err("--reps must be at least 1".into());
+        }
+        if let Some(a) = &self.auto_reps {
+            if !(a.ci_pct > 0.0 && a.ci_pct < 100.0) {
+                return Err(format!(
+                    "--ci-width must be above 0% and below 100%, not {}%",
+                    a.ci_pct
+                ));
+            }
+            if !(a.max_unit_s > 0.0 && a.max_unit_s.is_finite()) {
+                return Err("--max-cell-time must be above 0".into());
+            }
+            if self.reps < a.min {
+                return Err(format!(
+                    "--max-reps {} is below the {} samples --reps auto takes first",
+                    self.reps, a.min
+                ));
+            }
         }
         match &self.workload {
             Workload::Iozone => {}

@@ -24,6 +24,33 @@ pub enum Scope {
     Aggregate,
 }
 
+/// Stolen CPU time, in percent of one CPU over a measurement, above which it is disturbed.
+pub const DISTURBED_STEAL_PCT: f64 = 10.0;
+/// Other processes' CPU time, in percent of one CPU, above which a measurement is disturbed.
+pub const DISTURBED_OTHERS_PCT: f64 = 25.0;
+
+/// Why `--reps auto` took no more samples of a cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RepsStop {
+    /// The 95% interval of every target's median was within the width asked for.
+    Converged,
+    /// The most samples allowed (`--max-reps`) were taken first.
+    CountCap,
+    /// The cell's time allowed (`--max-cell-time`) was spent first.
+    TimeCap,
+}
+
+impl RepsStop {
+    pub fn name(self) -> &'static str {
+        match self {
+            RepsStop::Converged => "converged",
+            RepsStop::CountCap => "count-cap",
+            RepsStop::TimeCap => "time-cap",
+        }
+    }
+}
+
 /// How a measurement ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -95,6 +122,13 @@ pub struct Record {
     /// Not on `worker` records: the daemon serves every worker at once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fuse_cpu_s: Option<f64>,
+    /// CPU seconds the rest of the machine used meanwhile, summed over its CPUs: its busy
+    /// time (/proc/stat) less this process's, the lab servers' and the FUSE daemon's; and
+    /// the time the hypervisor stole for other guests. What disturbed the measurement.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub others_cpu_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steal_s: Option<f64>,
     /// CPU of the target's server processes during the measurement (lab servers only):
     /// seconds, and percent of the measurement's wall time (of one core).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -112,6 +146,10 @@ pub struct Record {
     /// all of them; see `--min-sample-time`); absent in records of older versions (1 pass).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub passes: Option<u32>,
+    /// `--reps auto`: set on the records of a cell's last sample, saying why sampling
+    /// stopped there; absent for `--reps N` and on earlier samples.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reps_stop: Option<RepsStop>,
     pub include_close: bool,
     pub include_fsync: bool,
     pub direct: bool,
@@ -184,6 +222,39 @@ pub struct WorkloadFigures {
 }
 
 impl Record {
+    /// The figure a sample is judged by: throughput where bytes move (and for streams),
+    /// else operations per second (the metadata tests that move none).
+    /// Disturbed by others: stolen time above 10% of one CPU, or others' CPU above 25% of
+    /// one CPU, over the measurement (docs/statistics.md).
+    pub fn disturbed(&self) -> bool {
+        if self.seconds <= 0.0 {
+            return false;
+        }
+        let share = |s: f64| s / self.seconds * 100.0;
+        self.steal_s.is_some_and(|s| share(s) > DISTURBED_STEAL_PCT)
+            || self
+                .others_cpu_s
+                .is_some_and(|s| share(s) > DISTURBED_OTHERS_PCT)
+    }
+
+    pub fn figure(&self) -> f64 {
+        if self.bytes > 0 || self.workload == "stream" {
+            self.throughput_kib_s
+        } else {
+            self.figures.ops_per_s.unwrap_or(self.throughput_kib_s)
+        }
+    }
+
+    /// Records what the rest of the machine used over this measurement (see
+    /// `others_cpu_s`), from this process's CPU usage over it and the CPU of the processes
+    /// measured with it (lab servers, FUSE daemon).
+    pub fn set_machine(&mut self, process: &crate::cpu::CpuUsage, measured_elsewhere_s: f64) {
+        if let Some(m) = process.machine {
+            self.others_cpu_s = Some((m.busy_s - process.total_s - measured_elsewhere_s).max(0.0));
+            self.steal_s = Some(m.steal_s);
+        }
+    }
+
     /// Counts a FUSE daemon's CPU over this measurement as client CPU (see `fuse_cpu_s`).
     pub fn add_fuse_cpu(&mut self, fuse_s: f64) {
         self.fuse_cpu_s = Some(fuse_s);
@@ -226,6 +297,9 @@ impl Default for Record {
             throughput: None,
             stonewalled: false,
             passes: None,
+            reps_stop: None,
+            others_cpu_s: None,
+            steal_s: None,
             include_close: false,
             include_fsync: false,
             direct: false,
@@ -340,7 +414,7 @@ pub fn read_jsonl_from(file: File, path: &Path) -> io::Result<LoadedRecords> {
 }
 
 /// The CSV columns, in order: the tidy, one-row-per-record view of the schema.
-pub const CSV_COLUMNS: [&str; 53] = [
+pub const CSV_COLUMNS: [&str; 56] = [
     "run_id",
     "target",
     "backend",
@@ -394,6 +468,9 @@ pub const CSV_COLUMNS: [&str; 53] = [
     "host",
     "fuse_cpu_s",
     "passes",
+    "reps_stop",
+    "others_cpu_s",
+    "steal_s",
 ];
 
 /// Writes records as CSV with `CSV_COLUMNS`, as a new file `name` in `dir`.
@@ -467,6 +544,11 @@ pub fn write_csv(dir: &SafeDir, name: &str, records: &[Record]) -> io::Result<()
             r.host.clone().unwrap_or_default(),
             opt(r.fuse_cpu_s),
             r.passes.map(|x| x.to_string()).unwrap_or_default(),
+            r.reps_stop
+                .map(|x| x.name().to_string())
+                .unwrap_or_default(),
+            opt(r.others_cpu_s),
+            opt(r.steal_s),
         ])?;
     }
     w.flush()

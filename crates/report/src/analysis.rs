@@ -27,13 +27,19 @@ pub type CellKey = (u64, u64);
 pub struct CellStats {
     /// Throughputs (KiB/s), one per repetition, in repetition order.
     pub values: Vec<f64>,
+    /// The repetition of each value, and the run they all come from (`None` when they
+    /// come from several): two cells of one run are paired by repetition, as the engine
+    /// measured them side by side.
+    pub reps: Vec<u32>,
+    pub run_id: Option<String>,
     pub median: f64,
     pub mean: f64,
     pub min: f64,
     pub max: f64,
     /// Coefficient of variation, percent; `None` for one repetition.
     pub cv: Option<f64>,
-    /// Bootstrap 95% interval of the median; `None` for one repetition.
+    /// Distribution-free 95% interval of the median (order statistics); `None` below six
+    /// repetitions, where no such interval reaches 95%.
     pub ci: Option<(f64, f64)>,
     /// Median timed seconds.
     pub seconds: f64,
@@ -53,6 +59,8 @@ impl CellStats {
     pub fn single(median: f64) -> CellStats {
         CellStats {
             values: vec![median],
+            reps: vec![0],
+            run_id: None,
             median,
             mean: median,
             min: median,
@@ -67,9 +75,8 @@ impl CellStats {
         }
     }
 
-    pub fn from_records(label: &str, op: &str, key: CellKey, recs: &[&Record]) -> CellStats {
+    pub fn from_records(recs: &[&Record]) -> CellStats {
         let values: Vec<f64> = recs.iter().map(|r| r.throughput_kib_s).collect();
-        let seed = stats::seed_of(&format!("{label}\u{1f}{op}\u{1f}{}\u{1f}{}", key.0, key.1));
         let cpu: Vec<f64> = recs
             .iter()
             .filter(|r| r.cpu_util_pct > 0.0)
@@ -87,13 +94,18 @@ impl CellStats {
             min: values.iter().copied().fold(f64::INFINITY, f64::min),
             max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
             cv: stats::cv_pct(&values),
-            ci: stats::bootstrap_median_ci(&values, seed),
+            ci: stats::median_ci(&values),
             seconds: stats::median(&recs.iter().map(|r| r.seconds).collect::<Vec<_>>()),
             cpu_pct: (!cpu.is_empty()).then(|| stats::median(&cpu)),
             server_cpu_pct: (!server.is_empty()).then(|| stats::median(&server)),
             mib_per_cpu_s: (!per_cpu.is_empty()).then(|| stats::median(&per_cpu)),
             outliers: stats::outliers(&values),
             values,
+            reps: recs.iter().map(|r| r.rep).collect(),
+            run_id: recs
+                .first()
+                .map(|r| r.run_id.clone())
+                .filter(|id| !id.is_empty() && recs.iter().all(|r| &r.run_id == id)),
         }
     }
 }
@@ -172,6 +184,8 @@ pub struct Analysis {
     pub findings: Vec<Finding>,
     /// Problems met while loading (cut-off lines, unit conversions).
     pub load_warnings: Vec<String>,
+    /// The smallest difference, in percent, that calls a winner (`--threshold`).
+    pub threshold_pct: f64,
 }
 
 /// Sort key of an operation name: IOzone's order, unknown names last.
@@ -184,7 +198,9 @@ pub fn op_order(op: &str) -> (usize, String) {
     (i, op.to_string())
 }
 
-pub fn analyse(loaded: Loaded, baseline: Option<&str>) -> Result<Analysis> {
+/// Analyses loaded records against `baseline` (default: the first label), calling winners
+/// at `threshold_pct` (see `compare`).
+pub fn analyse(loaded: Loaded, baseline: Option<&str>, threshold_pct: f64) -> Result<Analysis> {
     let labels: Vec<String> = loaded.datasets.iter().map(|d| d.label.clone()).collect();
     let baseline = match baseline {
         Some(b) if labels.iter().any(|l| l == b) => b.to_string(),
@@ -249,7 +265,7 @@ pub fn analyse(loaded: Loaded, baseline: Option<&str>) -> Result<Analysis> {
         for (label, by_cell) in per_label {
             let stats: BTreeMap<CellKey, CellStats> = by_cell
                 .into_iter()
-                .map(|(k, recs)| (k, CellStats::from_records(&label, &op, k, &recs)))
+                .map(|(k, recs)| (k, CellStats::from_records(&recs)))
                 .collect();
             all.extend(stats.keys().copied());
             cells.insert(label, stats);
@@ -258,7 +274,10 @@ pub fn analyse(loaded: Loaded, baseline: Option<&str>) -> Result<Analysis> {
         if let Some(base) = cells.get(&baseline) {
             for (label, c) in &cells {
                 if *label != baseline {
-                    vs_baseline.insert(label.clone(), compare::compare_cells(c, base));
+                    vs_baseline.insert(
+                        label.clone(),
+                        compare::compare_cells(c, base, threshold_pct),
+                    );
                 }
             }
         }
@@ -271,7 +290,7 @@ pub fn analyse(loaded: Loaded, baseline: Option<&str>) -> Result<Analysis> {
     }
 
     let throughput = throughput_rows(&ok, &baseline, &labels);
-    let classes = classes::class_rows(&ops, &labels);
+    let classes = classes::class_rows(&ops, &labels, threshold_pct);
     let cache_flags = cache::detect(&ops, &sources);
     let env = env::table(&sources, &records);
     let mut warnings = warnings::collect(&ops, &labels, &records);
@@ -289,6 +308,7 @@ pub fn analyse(loaded: Loaded, baseline: Option<&str>) -> Result<Analysis> {
         warnings,
         findings: Vec::new(),
         load_warnings: loaded.warnings,
+        threshold_pct,
     };
     analysis.findings = findings::generate(&analysis);
     Ok(analysis)
@@ -325,8 +345,7 @@ fn throughput_rows(ok: &[&Record], baseline: &str, labels: &[String]) -> Vec<Thr
                         .collect::<Vec<_>>(),
                 )
             };
-            let children =
-                CellStats::from_records(&label, &order.1, (file_size, record_size), &recs);
+            let children = CellStats::from_records(&recs);
             let vs_baseline = match (&base_values, label == baseline) {
                 (Some(b), false) => {
                     let bm = stats::median(b);

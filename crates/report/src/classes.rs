@@ -100,8 +100,11 @@ impl ClassRow {
         self.versus.as_ref().map(|v| (v.geo_ratio - 1.0) * 100.0)
     }
 
-    pub fn significant(&self) -> bool {
-        self.versus.as_ref().is_some_and(Overall::significant)
+    /// A winner was called: faster, significantly and by at least the threshold.
+    pub fn winner_called(&self) -> bool {
+        self.versus
+            .as_ref()
+            .is_some_and(|v| v.verdict.decided_winner())
     }
 }
 
@@ -131,7 +134,8 @@ fn class_stat(label: &str, cells: &[(&CellKey, &CellStats)]) -> Option<ClassStat
     })
 }
 
-pub fn class_rows(ops: &[OpData], labels: &[String]) -> Vec<ClassRow> {
+/// Size-class rows of every operation, winners called at a threshold in percent.
+pub fn class_rows(ops: &[OpData], labels: &[String], threshold_pct: f64) -> Vec<ClassRow> {
     let mut out = Vec::new();
     for op in ops {
         for class in SizeClass::ALL {
@@ -167,15 +171,16 @@ pub fn class_rows(ops: &[OpData], labels: &[String]) -> Vec<ClassRow> {
                         })
                         .unwrap_or_default()
                 };
-                let mut o =
-                    compare::overall(compare::compare_cells(&in_class(w), &in_class(r)).values());
+                let versus = |w: &str, r: &str| {
+                    let cells = compare::compare_cells(&in_class(w), &in_class(r), threshold_pct);
+                    compare::overall(cells.values(), threshold_pct)
+                };
+                let mut o = versus(w, r);
                 let (mut w, mut r) = (w, r);
                 // The winner is the faster by the paired per-cell ratios, which the test is about.
                 if o.geo_ratio < 1.0 {
                     std::mem::swap(&mut w, &mut r);
-                    o = compare::overall(
-                        compare::compare_cells(&in_class(w), &in_class(r)).values(),
-                    );
+                    o = versus(w, r);
                 }
                 (Some(w.clone()), Some(r.clone()), Some(o))
             } else {

@@ -1,7 +1,11 @@
-//! One target against another, cell by cell: the ratio of medians, Welch's t-test on log
-//! throughput (the decision), Mann-Whitney U (reported alongside), and Benjamini-Hochberg
-//! adjustment over the cells of one operation. Fewer than three repetitions on a side is
-//! "not testable", never a guess. Not: the statistics themselves (see `stats`).
+//! One target against another, cell by cell: the ratio of medians, a t-test on log
+//! throughput and its 95% interval of the ratio (paired by repetition when both cells come
+//! from one run, whose engine measured them side by side; Welch's otherwise), Mann-Whitney U (reported alongside), and
+//! Benjamini-Hochberg adjustment over the cells of one operation. A winner is called only
+//! when a difference is both significant and at least the practical threshold; a ratio
+//! whose interval lies within the threshold is "equivalent"; anything else is
+//! "inconclusive". Fewer than three repetitions on a side is "not testable", never a guess.
+//! Not: the statistics themselves (see `stats`).
 
 use crate::analysis::{CellKey, CellStats};
 use crate::stats;
@@ -12,23 +16,82 @@ pub const MIN_REPS: usize = 3;
 /// False discovery rate of the per-operation family of cells.
 pub const ALPHA: f64 = 0.05;
 
+/// The smallest difference that picks a winner unless told (`--threshold`), percent. On
+/// this kind of machine an A/A comparison (one target twice, interleaved) gives cell
+/// ratios within about ±5%, and a difference below that rarely changes a choice of
+/// server (docs/statistics.md).
+pub const DEFAULT_THRESHOLD_PCT: f64 = 5.0;
+
 /// What a comparison concluded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
+    /// Significantly faster, by at least the threshold.
     Faster,
     Slower,
-    NoDifference,
+    /// The 95% interval of the ratio lies within the threshold either way.
+    Equivalent,
+    /// Neither: too noisy, or significant but smaller than the threshold with an interval
+    /// that reaches beyond it.
+    Inconclusive,
     NotTestable,
 }
 
 impl Verdict {
     pub fn describe(self) -> &'static str {
         match self {
-            Verdict::Faster => "faster (significant)",
-            Verdict::Slower => "slower (significant)",
-            Verdict::NoDifference => "no significant difference",
+            Verdict::Faster => "faster (significant, beyond the threshold)",
+            Verdict::Slower => "slower (significant, beyond the threshold)",
+            Verdict::Equivalent => "equivalent within the threshold",
+            Verdict::Inconclusive => "inconclusive",
             Verdict::NotTestable => "not testable (< 3 repetitions a side)",
         }
+    }
+
+    /// Faster or slower: a winner was called.
+    pub fn decided_winner(self) -> bool {
+        matches!(self, Verdict::Faster | Verdict::Slower)
+    }
+}
+
+/// The verdict on a ratio (target over baseline) with its 95% interval, given whether the
+/// difference is significant, at a threshold in percent.
+pub fn decide(
+    ratio: f64,
+    ci: Option<(f64, f64)>,
+    significant: bool,
+    threshold_pct: f64,
+) -> Verdict {
+    let hi = 1.0 + threshold_pct / 100.0;
+    let lo = 1.0 / hi;
+    match ci {
+        None => Verdict::NotTestable,
+        Some(_) if significant && ratio >= hi => Verdict::Faster,
+        Some(_) if significant && ratio <= lo => Verdict::Slower,
+        Some((a, b)) if a >= lo && b <= hi => Verdict::Equivalent,
+        Some(_) => Verdict::Inconclusive,
+    }
+}
+
+/// For an inconclusive ratio: how many times the data (cells or repetitions) it would take
+/// for the interval to narrow enough to decide, if the ratio stayed where it is. Inside the
+/// threshold band the decision within reach is "equivalent" (the interval within the
+/// band); outside it, a winner (the interval clear of 1). Intervals narrow as 1/√n, on
+/// logarithms. `None` without an interval or on the band's edge.
+pub fn data_to_decide(ratio: f64, ci: Option<(f64, f64)>, threshold_pct: f64) -> Option<f64> {
+    let (lo, hi) = ci?;
+    let half = (hi.ln() - lo.ln()) / 2.0;
+    let point = ratio.ln().abs();
+    let band = (1.0 + threshold_pct / 100.0).ln();
+    let room = if point < band { band - point } else { point };
+    (room > 1e-9 && half > 0.0).then(|| (half / room).powi(2))
+}
+
+/// "+12% [+8%, +16%]": a ratio as a change, with its interval.
+pub fn change_with_ci(ratio: f64, ci: Option<(f64, f64)>) -> String {
+    let pct = |r: f64| format!("{:+.1}%", (r - 1.0) * 100.0);
+    match ci {
+        Some((a, b)) => format!("{} [{}, {}]", pct(ratio), pct(a), pct(b)),
+        None => pct(ratio),
     }
 }
 
@@ -37,6 +100,10 @@ impl Verdict {
 pub struct Comparison {
     /// Target median over baseline median.
     pub ratio: f64,
+    /// 95% interval of the ratio (on logarithms); `None` when not testable.
+    pub ci: Option<(f64, f64)>,
+    /// The test paired the repetitions (one run, side by side) rather than Welch's.
+    pub paired: bool,
     /// Welch's t-test on logs, two-sided.
     pub p: Option<f64>,
     /// `p` adjusted over the operation's cells (Benjamini-Hochberg).
@@ -46,10 +113,12 @@ pub struct Comparison {
     pub verdict: Verdict,
 }
 
-/// Compares every cell both sides have; cells only one side has are left out (missing).
+/// Compares every cell both sides have, at a threshold in percent; cells only one side has
+/// are left out (missing).
 pub fn compare_cells(
     target: &BTreeMap<CellKey, CellStats>,
     base: &BTreeMap<CellKey, CellStats>,
+    threshold_pct: f64,
 ) -> BTreeMap<CellKey, Comparison> {
     let keys: Vec<CellKey> = target
         .keys()
@@ -59,11 +128,21 @@ pub fn compare_cells(
     let mut out: Vec<(CellKey, Comparison)> = Vec::with_capacity(keys.len());
     for k in keys {
         let (t, b) = (&target[&k], &base[&k]);
-        let testable = t.values.len() >= MIN_REPS && b.values.len() >= MIN_REPS;
-        let p = if testable {
-            stats::welch_log_p(&t.values, &b.values)
-        } else {
-            None
+        let pairs = paired(t, b);
+        let testable = match &pairs {
+            Some(p) => p.len() >= MIN_REPS,
+            None => t.values.len() >= MIN_REPS && b.values.len() >= MIN_REPS,
+        };
+        let (p, ci) = match (&pairs, testable) {
+            (_, false) => (None, None),
+            (Some(pairs), true) => match stats::paired_log_t(pairs) {
+                Some((p, ci)) => (Some(p), Some(ci)),
+                None => (None, None),
+            },
+            (None, true) => (
+                stats::welch_log_p(&t.values, &b.values),
+                stats::welch_log_ci(&t.values, &b.values),
+            ),
         };
         let p_mwu = if testable {
             stats::mann_whitney_p(&t.values, &b.values)
@@ -78,6 +157,8 @@ pub fn compare_cells(
                 } else {
                     f64::NAN
                 },
+                ci,
+                paired: pairs.is_some(),
                 p,
                 q: None,
                 p_mwu,
@@ -91,31 +172,55 @@ pub fn compare_cells(
         c.q = q;
         c.verdict = match q {
             None => Verdict::NotTestable,
-            Some(q) if q < ALPHA && c.ratio > 1.0 => Verdict::Faster,
-            Some(q) if q < ALPHA && c.ratio < 1.0 => Verdict::Slower,
-            Some(_) => Verdict::NoDifference,
+            Some(q) => decide(c.ratio, c.ci, q < ALPHA, threshold_pct),
         };
     }
     out.into_iter().collect()
 }
 
-/// A summary over many cells of one side against another: geometric mean of the ratios,
-/// the Wilcoxon signed-rank p of the log ratios (cells as pairs), and how many cells were
-/// significantly faster or slower.
+/// The two cells' values paired by repetition, when both come from one run; `None` for
+/// cells of different runs (or of imports), which Welch's test compares instead.
+fn paired(t: &CellStats, b: &CellStats) -> Option<Vec<(f64, f64)>> {
+    if t.run_id.is_none() || t.run_id != b.run_id {
+        return None;
+    }
+    let base: BTreeMap<u32, f64> = b
+        .reps
+        .iter()
+        .copied()
+        .zip(b.values.iter().copied())
+        .collect();
+    Some(
+        t.reps
+            .iter()
+            .zip(&t.values)
+            .filter_map(|(rep, &x)| Some((x, *base.get(rep)?)))
+            .collect(),
+    )
+}
+
+/// A summary over many cells of one side against another: geometric mean of the ratios
+/// and its 95% interval (cells as the replicates), the Wilcoxon signed-rank p of the log
+/// ratios, how many cells were faster, slower or equivalent, and the verdict at the
+/// threshold.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Overall {
     pub cells: usize,
     pub geo_ratio: f64,
+    /// t-interval of the mean log ratio over the cells; one cell's own interval.
+    pub ci: Option<(f64, f64)>,
     pub p: Option<f64>,
     pub faster: usize,
     pub slower: usize,
+    pub equivalent: usize,
     pub testable: usize,
+    pub verdict: Verdict,
 }
 
 impl Overall {
     /// Significant when the signed-rank test says so, or, with too few cells for it to
     /// reach 5% (fewer than 6), when every cell is significant in the same direction.
-    pub fn significant(&self) -> bool {
+    fn significant(&self) -> bool {
         match self.p {
             Some(p) if p < ALPHA => true,
             _ => {
@@ -128,13 +233,14 @@ impl Overall {
     }
 }
 
-pub fn overall<'a>(cells: impl IntoIterator<Item = &'a Comparison>) -> Overall {
+/// The summary of `cells` at a threshold in percent.
+pub fn overall<'a>(cells: impl IntoIterator<Item = &'a Comparison>, threshold_pct: f64) -> Overall {
     let cells: Vec<&Comparison> = cells
         .into_iter()
         .filter(|c| c.ratio.is_finite() && c.ratio > 0.0)
         .collect();
     let logs: Vec<f64> = cells.iter().map(|c| c.ratio.ln()).collect();
-    Overall {
+    let mut o = Overall {
         cells: cells.len(),
         geo_ratio: if logs.is_empty() {
             f64::NAN
@@ -154,9 +260,131 @@ pub fn overall<'a>(cells: impl IntoIterator<Item = &'a Comparison>) -> Overall {
             .iter()
             .filter(|c| c.verdict == Verdict::Slower)
             .count(),
+        equivalent: cells
+            .iter()
+            .filter(|c| c.verdict == Verdict::Equivalent)
+            .count(),
         testable: cells
             .iter()
             .filter(|c| c.verdict != Verdict::NotTestable)
             .count(),
+        ci: match cells.as_slice() {
+            [one] => one.ci,
+            _ => stats::mean_log_ci(&logs),
+        },
+        verdict: Verdict::NotTestable,
+    };
+    o.verdict = if o.testable == 0 {
+        Verdict::NotTestable
+    } else {
+        decide(o.geo_ratio, o.ci, o.significant(), threshold_pct)
+    };
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cell(values: &[f64]) -> CellStats {
+        let mut c = CellStats::single(stats::median(values));
+        c.values = values.to_vec();
+        c
+    }
+
+    #[test]
+    fn a_winner_needs_significance_and_the_threshold() {
+        let ci = Some((1.08, 1.12));
+        assert_eq!(decide(1.10, ci, true, 5.0), Verdict::Faster);
+        assert_eq!(
+            decide(1.0 / 1.10, Some((0.89, 0.93)), true, 5.0),
+            Verdict::Slower
+        );
+        // Significant, but +2%: no winner; equivalent when the interval stays inside ±5%.
+        assert_eq!(
+            decide(1.02, Some((1.01, 1.03)), true, 5.0),
+            Verdict::Equivalent
+        );
+        assert_eq!(
+            decide(1.02, Some((1.01, 1.07)), true, 5.0),
+            Verdict::Inconclusive
+        );
+        // Large but not significant: inconclusive, never a winner.
+        assert_eq!(
+            decide(1.30, Some((0.9, 1.8)), false, 5.0),
+            Verdict::Inconclusive
+        );
+        assert_eq!(decide(1.30, None, true, 5.0), Verdict::NotTestable);
+        // The bounds are symmetric in ratio: 1/1.05 is as far below as 1.05 above.
+        assert_eq!(
+            decide(0.956, Some((0.953, 0.96)), true, 5.0),
+            Verdict::Equivalent
+        );
+        assert_eq!(
+            decide(0.952, Some((0.95, 0.955)), true, 5.0),
+            Verdict::Slower
+        );
+    }
+
+    #[test]
+    fn cells_and_their_summary_carry_intervals_and_verdicts() {
+        let mut t = BTreeMap::new();
+        let mut b = BTreeMap::new();
+        // Three cells: A 20% faster, A the same within 1%, and one too noisy to say.
+        t.insert((1, 1), cell(&[120.0, 121.0, 119.0, 120.5]));
+        b.insert((1, 1), cell(&[100.0, 101.0, 99.0, 100.5]));
+        t.insert((2, 1), cell(&[100.2, 100.1, 99.9, 100.0]));
+        b.insert((2, 1), cell(&[100.0, 100.1, 99.8, 100.2]));
+        t.insert((3, 1), cell(&[60.0, 150.0, 100.0, 90.0]));
+        b.insert((3, 1), cell(&[100.0, 100.5, 99.5, 100.0]));
+        let c = compare_cells(&t, &b, 5.0);
+        let verdicts: Vec<Verdict> = c.values().map(|c| c.verdict).collect();
+        assert_eq!(
+            verdicts,
+            [Verdict::Faster, Verdict::Equivalent, Verdict::Inconclusive]
+        );
+        let (lo, hi) = c[&(1, 1)].ci.unwrap();
+        assert!(lo < 1.2 && 1.2 < hi && lo > 1.15 && hi < 1.25, "{lo} {hi}");
+        let o = overall(c.values(), 5.0);
+        assert_eq!((o.faster, o.equivalent, o.testable), (1, 1, 3));
+        // Three cells far apart: the interval of their mean ratio is wide; no verdict.
+        assert_eq!(o.verdict, Verdict::Inconclusive);
+        assert!(
+            o.ci.is_some_and(|(lo, hi)| lo < 1.0 && hi > 1.1),
+            "{:?}",
+            o.ci
+        );
+    }
+
+    #[test]
+    fn the_data_an_inconclusive_ratio_needs() {
+        // +2.3% [-2.5%, +7.4%] at 5%: equivalence needs the interval inside ±5%.
+        let k = data_to_decide(1.023, Some((0.975, 1.074)), 5.0).unwrap();
+        assert!((3.0..4.5).contains(&k), "{k}");
+        // +20% [-10%, +60%]: a winner needs the interval clear of 1: 2.5 times the data.
+        let k = data_to_decide(1.2, Some((0.9, 1.6)), 5.0).unwrap();
+        assert!((2.0..3.0).contains(&k), "{k}");
+        assert_eq!(data_to_decide(1.2, None, 5.0), None);
+    }
+
+    #[test]
+    fn cells_of_one_run_are_paired_by_repetition() {
+        // The machine's speed swings by half from round to round; B is always 8% faster.
+        let speed = [100.0, 50.0, 90.0, 55.0, 100.0, 60.0];
+        let one_run = |factor: f64| {
+            let mut c = cell(&speed.map(|s| s * factor));
+            c.reps = (0..6).collect();
+            c.run_id = Some("r1".into());
+            c
+        };
+        let t = BTreeMap::from([((1, 1), one_run(1.08))]);
+        let b = BTreeMap::from([((1, 1), one_run(1.0))]);
+        let c = &compare_cells(&t, &b, 5.0)[&(1, 1)];
+        assert!(c.paired && c.verdict == Verdict::Faster, "{c:?}");
+        // The same figures from two runs: the swing hides the difference.
+        let mut t2 = t.clone();
+        t2.get_mut(&(1, 1)).unwrap().run_id = Some("r2".into());
+        let c = &compare_cells(&t2, &b, 5.0)[&(1, 1)];
+        assert!(!c.paired && c.verdict == Verdict::Inconclusive, "{c:?}");
     }
 }

@@ -1,12 +1,14 @@
 //! Generated findings: sentences in the style of the seed study ("for medium files A
 //! reaches higher peaks, 4.80 vs 4.60 GB/s at 16 MiB / 1 MiB records, while B is more
 //! stable, CV 4% vs 11%"), each built from the analysis and carrying its numbers and its
-//! significance. A sentence is only written when its numbers exist; differences that are
-//! not significant are said to be so. Not: warnings about data quality (see `warnings`).
+//! significance. A sentence is only written when its numbers exist; a winner is named only
+//! when the difference is significant and at least the threshold, and otherwise the
+//! sentence says "equivalent" or "inconclusive" with the interval of the ratio. Not:
+//! warnings about data quality (see `warnings`).
 
 use crate::analysis::Analysis;
 use crate::classes::ClassRow;
-use crate::compare::{self, Overall};
+use crate::compare::{self, Overall, Verdict};
 use crate::format;
 use crate::stats;
 
@@ -25,7 +27,8 @@ pub struct Finding {
     pub topic: Topic,
     pub op: String,
     pub text: String,
-    /// `Some(true)` significant, `Some(false)` tested and not, `None` not testable.
+    /// `Some(true)` a winner called (significant and beyond the threshold), `Some(false)`
+    /// tested without one, `None` not testable.
     pub significant: Option<bool>,
 }
 
@@ -40,10 +43,11 @@ fn evidence(o: &Overall) -> String {
     };
     if o.testable > 0 {
         format!(
-            "{p}; {} cells significantly faster, {} slower, {} without significant difference",
+            "{p}; {} cells faster, {} slower, {} equivalent, {} inconclusive",
             o.faster,
             o.slower,
-            o.testable - o.faster - o.slower
+            o.equivalent,
+            o.testable - o.faster - o.slower - o.equivalent
         )
     } else {
         format!(
@@ -54,12 +58,21 @@ fn evidence(o: &Overall) -> String {
 }
 
 fn significance(o: &Overall) -> Option<bool> {
-    if o.significant() {
-        Some(true)
-    } else if o.p.is_some() || o.testable > 0 {
-        Some(false)
-    } else {
-        None
+    match o.verdict {
+        Verdict::Faster | Verdict::Slower => Some(true),
+        Verdict::Equivalent | Verdict::Inconclusive => Some(false),
+        Verdict::NotTestable => None,
+    }
+}
+
+/// "equivalent within ±5% (+1.2% [-0.8%, +3.1%])" or "inconclusive at a 5% threshold (...)":
+/// the outcome of a comparison that called no winner.
+fn no_winner(o: &Overall, threshold_pct: f64) -> String {
+    let ratio = compare::change_with_ci(o.geo_ratio, o.ci);
+    match o.verdict {
+        Verdict::Equivalent => format!("equivalent within ±{threshold_pct}% ({ratio})"),
+        Verdict::NotTestable => format!("not testable ({ratio})"),
+        _ => format!("inconclusive at a {threshold_pct}% threshold ({ratio})"),
     }
 }
 
@@ -68,29 +81,35 @@ pub fn generate(a: &Analysis) -> Vec<Finding> {
     // The answer: each label against the baseline, per operation.
     for op in &a.ops {
         for (label, cells) in &op.vs_baseline {
-            let o = compare::overall(cells.values());
+            let o = compare::overall(cells.values(), a.threshold_pct);
             if o.cells == 0 {
                 continue;
             }
             let sig = significance(&o);
             let text = if sig == Some(true) {
-                let (faster, slower, r) = if o.geo_ratio >= 1.0 {
-                    (label.as_str(), a.baseline.as_str(), o.geo_ratio)
+                let (faster, slower, r, ci) = if o.geo_ratio >= 1.0 {
+                    (label.as_str(), a.baseline.as_str(), o.geo_ratio, o.ci)
                 } else {
-                    (a.baseline.as_str(), label.as_str(), 1.0 / o.geo_ratio)
+                    let inverse = o.ci.map(|(lo, hi)| (1.0 / hi, 1.0 / lo));
+                    (
+                        a.baseline.as_str(),
+                        label.as_str(),
+                        1.0 / o.geo_ratio,
+                        inverse,
+                    )
                 };
                 format!(
-                    "{}: {faster} is faster than {slower} by {} (geometric mean of per-cell ratios; {}).",
+                    "{}: {faster} is faster than {slower} by {} (geometric mean of per-cell ratios, 95% interval; {}).",
                     op.op,
-                    format::change(r),
+                    compare::change_with_ci(r, ci),
                     evidence(&o)
                 )
             } else {
                 format!(
-                    "{}: no significant overall difference between {label} and {} ({} for {label}; {}).",
+                    "{}: {label} against {}: {} for {label} ({}).",
                     op.op,
                     a.baseline,
-                    format::change(o.geo_ratio),
+                    no_winner(&o, a.threshold_pct),
                     evidence(&o)
                 )
             };
@@ -103,7 +122,7 @@ pub fn generate(a: &Analysis) -> Vec<Finding> {
         }
     }
     for row in &a.classes {
-        if let Some(f) = class_finding(row) {
+        if let Some(f) = class_finding(row, a.threshold_pct) {
             out.push(f);
         }
         if let Some(f) = cpu_finding(a, row) {
@@ -144,11 +163,15 @@ pub fn generate(a: &Analysis) -> Vec<Finding> {
         let Some((ratio, p)) = t.vs_baseline else {
             continue;
         };
-        let sig = p.map(|p| p < compare::ALPHA);
-        let verdict = match sig {
-            Some(true) => "significant",
-            Some(false) => "not significant",
-            None => "not testable, fewer than 3 repetitions a side",
+        let beyond = (ratio - 1.0).abs() * 100.0 >= a.threshold_pct;
+        let sig = p.map(|p| p < compare::ALPHA && beyond);
+        let verdict = match (p.map(|p| p < compare::ALPHA), beyond) {
+            (Some(true), true) => "significant".to_string(),
+            (Some(true), false) => {
+                format!("significant, but under the {}% threshold", a.threshold_pct)
+            }
+            (Some(false), _) => "not significant".to_string(),
+            (None, _) => "not testable, fewer than 3 repetitions a side".to_string(),
         };
         out.push(Finding {
             topic: Topic::ThroughputMode,
@@ -172,7 +195,7 @@ pub fn generate(a: &Analysis) -> Vec<Finding> {
     out
 }
 
-fn class_finding(row: &ClassRow) -> Option<Finding> {
+fn class_finding(row: &ClassRow, threshold_pct: f64) -> Option<Finding> {
     let (w, r) = (
         row.stat(row.winner.as_deref()?)?,
         row.stat(row.runner_up.as_deref()?)?,
@@ -193,14 +216,15 @@ fn class_finding(row: &ClassRow) -> Option<Finding> {
             format::rate(w.median),
             format::rate(r.median),
             r.label,
-            format::change(o.geo_ratio),
+            compare::change_with_ci(o.geo_ratio, o.ci),
             evidence(o)
         )
     } else {
         format!(
-            "{head}: no significant difference between {} and {} (medians {} vs {}; {})",
+            "{head}: {} against {}: {} (medians {} vs {}; {})",
             w.label,
             r.label,
+            no_winner(o, threshold_pct),
             format::rate(w.median),
             format::rate(r.median),
             evidence(o)

@@ -6,6 +6,7 @@
 
 use crate::analysis::Analysis;
 use crate::classes::SizeClass;
+use crate::compare::{self, Verdict};
 use crate::findings::Topic;
 use crate::format;
 use crate::svg::{self, esc};
@@ -45,17 +46,30 @@ fn class_cell(a: &Analysis, op: &str, class: SizeClass) -> (String, &'static str
     };
     match (&r.winner, r.margin_pct(), &r.versus) {
         (Some(w), Some(m), Some(v)) => {
-            let css = if r.significant() {
+            let css = if r.winner_called() {
                 "sig"
             } else if v.p.is_some() || v.testable > 0 {
                 "ns"
             } else {
                 "nt"
             };
-            let tag = match css {
-                "sig" => "significant".to_string(),
-                "ns" => format!("not significant, {}", format::p(v.p)),
-                _ => "not testable".into(),
+            let tag = match v.verdict {
+                Verdict::Faster | Verdict::Slower => format!(
+                    "significant and ≥ {}%, {}",
+                    a.threshold_pct,
+                    compare::change_with_ci(v.geo_ratio, v.ci)
+                ),
+                Verdict::Equivalent => format!(
+                    "equivalent within ±{}%, {}",
+                    a.threshold_pct,
+                    compare::change_with_ci(v.geo_ratio, v.ci)
+                ),
+                Verdict::Inconclusive => format!(
+                    "inconclusive, {}, {}",
+                    compare::change_with_ci(v.geo_ratio, v.ci),
+                    format::p(v.p)
+                ),
+                Verdict::NotTestable => "not testable".into(),
             };
             (
                 format!(
@@ -81,8 +95,8 @@ fn class_cell(a: &Analysis, op: &str, class: SizeClass) -> (String, &'static str
 fn badge(sig: Option<bool>, descriptive: bool) -> &'static str {
     match (descriptive, sig) {
         (true, _) => "<span class='badge b-d'>observed</span>",
-        (_, Some(true)) => "<span class='badge b-sig'>significant</span>",
-        (_, Some(false)) => "<span class='badge b-ns'>not significant</span>",
+        (_, Some(true)) => "<span class='badge b-sig'>winner</span>",
+        (_, Some(false)) => "<span class='badge b-ns'>no winner</span>",
         (_, None) => "<span class='badge b-nt'>not testable</span>",
     }
 }
@@ -106,7 +120,7 @@ pub fn render(a: &Analysis) -> String {
     // The answer.
     h.push_str("<h2 id=answer>The answer</h2>");
     if a.labels.len() >= 2 && !a.classes.is_empty() {
-        h.push_str("<p>Who is faster, per operation and file-size class: the winner by the geometric mean of per-cell ratios against the runner-up, its margin, and whether the margin is significant (Wilcoxon signed-rank over the cells, 5%).</p><table><tr><th>operation</th>");
+        h.push_str("<p>Who is faster, per operation and file-size class: the winner by the geometric mean of per-cell ratios against the runner-up, its margin with its 95% interval, and the verdict: a winner only when the margin is significant (Wilcoxon signed-rank over the cells, 5%) and at least the threshold; “equivalent” when the interval lies within the threshold; else “inconclusive”.</p><table><tr><th>operation</th>");
         for c in SizeClass::ALL {
             let _ = write!(
                 h,
@@ -188,7 +202,7 @@ pub fn render(a: &Analysis) -> String {
     }
 
     // Per operation.
-    h.push_str("<h2 id=ops>Per operation</h2><p class=note>Heatmaps: file size (rows) × record size (columns), median throughput; hover a cell for the exact KiB/s, the repetitions, the 95% bootstrap interval and the CV. Grey “–” cells are missing for that input. Ratio maps: each target over the baseline, blue faster, red slower (saturating at 2× and 0.5×); ○ = not significant (Benjamini-Hochberg q ≥ 0.05), ? = not testable (fewer than 3 repetitions a side).</p>");
+    h.push_str("<h2 id=ops>Per operation</h2><p class=note>Heatmaps: file size (rows) × record size (columns), median throughput; hover a cell for the exact KiB/s, the repetitions, the 95% interval of the median and the CV. Grey “–” cells are missing for that input. Ratio maps: each target over the baseline, blue faster, red slower (saturating at 2× and 0.5×); = = equivalent (the ratio's 95% interval within the threshold), ○ = inconclusive (not significant with Benjamini-Hochberg q &lt; 0.05, or under the threshold), ? = not testable (fewer than 3 repetitions a side).</p>");
     for (i, op) in a.ops.iter().enumerate() {
         let _ = write!(
             h,
@@ -253,7 +267,7 @@ pub fn render(a: &Analysis) -> String {
     cache_table(&mut h, a);
     env_table(&mut h, a);
 
-    h.push_str("<h2 id=method>Method</h2><p class=note>Per cell: median, mean, min, max and coefficient of variation over repetitions; a 95% percentile-bootstrap interval of the median (2,000 resamples, fixed seed per cell, so the report is reproducible). Comparisons: ratio of medians; Welch's t-test on log throughput decides significance, with Benjamini-Hochberg adjustment over the cells of each operation (q &lt; 0.05); Mann-Whitney U is shown on hover (with 3 repetitions a side its smallest two-sided p is 0.1, so it cannot decide alone). Size classes: winner by the geometric mean of per-cell ratios, significance by the Wilcoxon signed-rank test over cells (with fewer than 6 cells: every cell significant in the same direction). Imported IOzone and fio figures count as one repetition each. See docs/statistics.md.</p>");
+    h.push_str("<h2 id=method>Method</h2><p class=note>Per cell: median, mean, min, max and coefficient of variation over repetitions; the distribution-free 95% interval of the median from order statistics (from 6 repetitions; the rule --reps auto stops on). Comparisons: ratio of medians; Welch's t-test on log throughput decides significance, with Benjamini-Hochberg adjustment over the cells of each operation (q &lt; 0.05), and its 95% interval of the ratio; a winner is called only when a difference is significant and at least the threshold, “equivalent” when the interval lies within it; Mann-Whitney U is shown on hover (with 3 repetitions a side its smallest two-sided p is 0.1, so it cannot decide alone). Size classes: winner by the geometric mean of per-cell ratios, significance by the Wilcoxon signed-rank test over cells (with fewer than 6 cells: every cell significant in the same direction). Imported IOzone and fio figures count as one repetition each. See docs/statistics.md.</p>");
     h.push_str("</main></body></html>");
     h
 }
@@ -284,16 +298,17 @@ fn class_table(h: &mut String, a: &Analysis, op: &str) {
             if i == 0 {
                 let verdict = match (&r.winner, &r.versus) {
                     (Some(w), Some(v)) => format!(
-                        "{} {} over {}; {} ({}; {} of {} cells significantly faster)",
+                        "{} {} over {}; {} ({}; {} of {} cells faster)",
                         esc(w),
                         format::change(v.geo_ratio),
                         esc(r.runner_up.as_deref().unwrap_or("")),
-                        if r.significant() {
-                            "significant"
-                        } else {
-                            "not significant"
+                        match v.verdict {
+                            Verdict::Faster | Verdict::Slower => "winner",
+                            Verdict::Equivalent => "equivalent",
+                            Verdict::Inconclusive => "inconclusive",
+                            Verdict::NotTestable => "not testable",
                         },
-                        format::p(v.p),
+                        compare::change_with_ci(v.geo_ratio, v.ci),
                         v.faster,
                         v.cells
                     ),

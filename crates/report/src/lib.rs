@@ -44,13 +44,27 @@ impl std::error::Error for ReportError {}
 pub type Result<T> = std::result::Result<T, ReportError>;
 
 /// What `sharebench report` was asked to do.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct ReportRequest {
     pub inputs: Vec<PathBuf>,
     /// Labels, in input order; inputs without one get the default.
     pub labels: Vec<String>,
     pub baseline: Option<String>,
     pub out: PathBuf,
+    /// The smallest difference, in percent, that calls a winner (see `compare`).
+    pub threshold_pct: f64,
+}
+
+impl Default for ReportRequest {
+    fn default() -> Self {
+        ReportRequest {
+            inputs: Vec::new(),
+            labels: Vec::new(),
+            baseline: None,
+            out: PathBuf::new(),
+            threshold_pct: compare::DEFAULT_THRESHOLD_PCT,
+        }
+    }
 }
 
 /// The files of a report, rendered in memory before anything is written.
@@ -64,7 +78,7 @@ pub struct Rendered {
 /// Loads, analyses and renders everything; writes nothing.
 pub fn build(req: &ReportRequest) -> Result<(analysis::Analysis, Rendered)> {
     let loaded = load::load_inputs(&req.inputs, &req.labels)?;
-    let analysis = analysis::analyse(loaded, req.baseline.as_deref())?;
+    let analysis = analysis::analyse(loaded, req.baseline.as_deref(), req.threshold_pct)?;
     let html = html::render(&analysis);
     let xlsx = xlsx::render(&analysis)?;
     let summary = summary::render(&analysis);

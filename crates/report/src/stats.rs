@@ -1,32 +1,12 @@
-//! Numbers about a handful of repetitions: median, mean, spread, a bootstrap confidence
-//! interval of the median, outliers, and the two-sample and paired tests the comparisons
-//! use. Pure functions of slices; distributions come from `statrs`. Not: grouping records
+//! Numbers about a handful of repetitions: median, mean, spread, the confidence interval
+//! of the median (core's, the one `--reps auto` stops on), outliers, and the two-sample
+//! and paired tests the comparisons use. Pure functions of slices; distributions come from `statrs`. Not: grouping records
 //! (see `analysis`) or deciding what is significant for a report (see `compare`).
 //! The method is documented in `docs/statistics.md`.
 
 use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
-/// Resamples of the bootstrap: enough for a stable 95% percentile interval.
-pub const BOOTSTRAP_RESAMPLES: usize = 2000;
-
-/// Median of finite values (the mean of the middle two for an even count); NaN when empty.
-pub fn median(values: &[f64]) -> f64 {
-    let mut v: Vec<f64> = values.to_vec();
-    median_in_place(&mut v)
-}
-
-fn median_in_place(v: &mut [f64]) -> f64 {
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    v.sort_by(|a, b| a.total_cmp(b));
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
-}
+pub use sharebench_core::median::{median, median_ci};
 
 pub fn mean(values: &[f64]) -> f64 {
     if values.is_empty() {
@@ -50,59 +30,6 @@ pub fn cv_pct(values: &[f64]) -> Option<f64> {
     let m = mean(values);
     let v = variance(values)?;
     (m > 0.0).then(|| v.sqrt() / m * 100.0)
-}
-
-/// A small, fixed-seed generator (SplitMix64) so that every report of the same records
-/// draws the same resamples. Not for anything cryptographic.
-#[derive(Debug, Clone)]
-pub struct SplitMix64(u64);
-
-impl SplitMix64 {
-    pub fn new(seed: u64) -> Self {
-        SplitMix64(seed)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A uniform index below `n` (n > 0), by Lemire's multiply-shift.
-    pub fn below(&mut self, n: usize) -> usize {
-        ((u128::from(self.next_u64()) * n as u128) >> 64) as usize
-    }
-}
-
-/// A seed from text (FNV-1a), so each cell gets its own reproducible stream.
-pub fn seed_of(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
-}
-
-/// Percentile bootstrap 95% interval of the median; `None` below two values.
-pub fn bootstrap_median_ci(values: &[f64], seed: u64) -> Option<(f64, f64)> {
-    let n = values.len();
-    if n < 2 {
-        return None;
-    }
-    let mut rng = SplitMix64::new(seed);
-    let mut sample = vec![0.0; n];
-    let mut medians = Vec::with_capacity(BOOTSTRAP_RESAMPLES);
-    for _ in 0..BOOTSTRAP_RESAMPLES {
-        for s in sample.iter_mut() {
-            *s = values[rng.below(n)];
-        }
-        medians.push(median_in_place(&mut sample));
-    }
-    medians.sort_by(|a, b| a.total_cmp(b));
-    let at = |q: f64| {
-        medians[((q * (medians.len() - 1) as f64).round() as usize).min(medians.len() - 1)]
-    };
-    Some((at(0.025), at(0.975)))
 }
 
 /// Indices of outliers. From five values: further than 3.5 robust z-scores (MAD-based,
@@ -182,6 +109,62 @@ pub fn welch_log_p(a: &[f64], b: &[f64]) -> Option<f64> {
     let df = se2 * se2 / ((va / na).powi(2) / (na - 1.0) + (vb / nb).powi(2) / (nb - 1.0));
     let dist = StudentsT::new(0.0, 1.0, df.max(1.0)).ok()?;
     Some((2.0 * (1.0 - dist.cdf(t.abs()))).clamp(0.0, 1.0))
+}
+
+/// Welch's 95% interval of the ratio of geometric means, a over b (the interval of the
+/// difference of mean logarithms, exponentiated): the interval of the test above. `None`
+/// as for `welch_log_p`; two constant samples give the one ratio they have.
+pub fn welch_log_ci(a: &[f64], b: &[f64]) -> Option<(f64, f64)> {
+    welch_log_p(a, b)?;
+    let la: Vec<f64> = a.iter().map(|x| x.ln()).collect();
+    let lb: Vec<f64> = b.iter().map(|x| x.ln()).collect();
+    let d = mean(&la) - mean(&lb);
+    let (va, vb) = (variance(&la)?, variance(&lb)?);
+    let (na, nb) = (la.len() as f64, lb.len() as f64);
+    let se2 = va / na + vb / nb;
+    if se2 <= 0.0 {
+        return Some((d.exp(), d.exp()));
+    }
+    let df = se2 * se2 / ((va / na).powi(2) / (na - 1.0) + (vb / nb).powi(2) / (nb - 1.0));
+    let t = StudentsT::new(0.0, 1.0, df.max(1.0))
+        .ok()?
+        .inverse_cdf(0.975);
+    let half = t * se2.sqrt();
+    Some(((d - half).exp(), (d + half).exp()))
+}
+
+/// The paired t-test of log ratios (`ln a - ln b` per pair): two-sided p and the 95%
+/// interval of the ratio of geometric means. `None` below two pairs or for a value that is
+/// not positive; pairs that all agree give p = 1 for a ratio of 1 and p = 0 otherwise.
+pub fn paired_log_t(pairs: &[(f64, f64)]) -> Option<(f64, (f64, f64))> {
+    if pairs.len() < 2
+        || pairs
+            .iter()
+            .any(|&(a, b)| !(a > 0.0 && b > 0.0 && a.is_finite() && b.is_finite()))
+    {
+        return None;
+    }
+    let d: Vec<f64> = pairs.iter().map(|(a, b)| a.ln() - b.ln()).collect();
+    let (m, v, n) = (mean(&d), variance(&d)?, d.len() as f64);
+    if v <= 0.0 {
+        return Some((if m.abs() < 1e-12 { 1.0 } else { 0.0 }, (m.exp(), m.exp())));
+    }
+    let se = (v / n).sqrt();
+    let dist = StudentsT::new(0.0, 1.0, n - 1.0).ok()?;
+    let p = (2.0 * (1.0 - dist.cdf((m / se).abs()))).clamp(0.0, 1.0);
+    let half = dist.inverse_cdf(0.975) * se;
+    Some((p, ((m - half).exp(), (m + half).exp())))
+}
+
+/// The 95% t-interval of the mean of `values` (at least two), exponentiated: for a
+/// geometric mean of ratios given their logarithms.
+pub fn mean_log_ci(logs: &[f64]) -> Option<(f64, f64)> {
+    let v = variance(logs)?;
+    let m = mean(logs);
+    let n = logs.len() as f64;
+    let t = StudentsT::new(0.0, 1.0, n - 1.0).ok()?.inverse_cdf(0.975);
+    let half = t * (v / n).sqrt();
+    Some(((m - half).exp(), (m + half).exp()))
 }
 
 /// Mann-Whitney U two-sided p: exact (counting rank sums, ties given mid-ranks and the
@@ -345,15 +328,6 @@ mod tests {
         let cv = cv_pct(&[90.0, 100.0, 110.0]).unwrap();
         assert!((cv - 10.0).abs() < 1e-9);
         assert_eq!(cv_pct(&[1.0]), None);
-    }
-
-    #[test]
-    fn bootstrap_is_reproducible_and_brackets_the_median() {
-        let v = [10.0, 11.0, 12.0, 13.0, 30.0];
-        let a = bootstrap_median_ci(&v, 7).unwrap();
-        assert_eq!(a, bootstrap_median_ci(&v, 7).unwrap());
-        assert!(a.0 <= 12.0 && a.1 >= 12.0);
-        assert_eq!(bootstrap_median_ci(&[1.0], 7), None);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::fmt::Write;
 
 pub fn render(a: &Analysis) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "Winners by operation and size class (median of cell medians; * = significant, see report.html)");
+    let _ = writeln!(s, "Winners by operation and size class (median of cell medians; * = a winner: significant and at least the threshold, see report.html)");
     let _ = write!(s, "{:<16}", "op");
     for c in SizeClass::ALL {
         let _ = write!(s, " {:<24}", format!("{} ({})", c.name(), c.range()));
@@ -22,7 +22,7 @@ pub fn render(a: &Analysis) -> String {
                 None => "–".to_string(),
                 Some(r) => match (&r.winner, r.margin_pct()) {
                     (Some(w), Some(m)) => {
-                        format!("{w} {m:+.0}%{}", if r.significant() { "*" } else { "" })
+                        format!("{w} {m:+.0}%{}", if r.winner_called() { "*" } else { "" })
                     }
                     _ => r
                         .stats
@@ -49,7 +49,7 @@ pub fn render(a: &Analysis) -> String {
         .count();
     let _ = writeln!(
         s,
-        "{} findings ({sig} significant), {} warnings, baseline {}",
+        "{} findings ({sig} naming a winner), {} warnings, baseline {}",
         a.findings.len(),
         a.warnings.len(),
         a.baseline

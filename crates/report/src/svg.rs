@@ -5,7 +5,7 @@
 //! `html`).
 
 use crate::analysis::{CellKey, CellStats};
-use crate::compare::{Comparison, Verdict};
+use crate::compare::{self, Comparison, Verdict};
 use crate::format;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -194,8 +194,8 @@ pub fn heatmap(
     s
 }
 
-/// Ratio heatmap of a label against the baseline: blue faster, red slower; "○" marks no
-/// significant difference, "?" not testable, "–" a cell one side lacks.
+/// Ratio heatmap of a label against the baseline: blue faster, red slower; "○" marks an
+/// inconclusive cell, "=" an equivalent one, "?" not testable, "–" a cell one side lacks.
 pub fn ratio_heatmap(
     title: &str,
     comps: &BTreeMap<CellKey, Comparison>,
@@ -218,14 +218,16 @@ pub fn ratio_heatmap(
                     let col = diverging(c.ratio);
                     let mark = match c.verdict {
                         Verdict::Faster | Verdict::Slower => "",
-                        Verdict::NoDifference => " ○",
+                        Verdict::Equivalent => " =",
+                        Verdict::Inconclusive => " ○",
                         Verdict::NotTestable => " ?",
                     };
                     let _ = write!(
                         s,
-                        r##"<g><title>{cell}: ratio {:.3} ({}), Welch {} (q {}), Mann-Whitney {}: {}</title><rect x="{x}" y="{y}" width="{}" height="{}" fill="{col}"/><text x="{}" y="{}" class="cv" fill="{}">{:.2}{mark}</text></g>"##,
+                        r##"<g><title>{cell}: ratio {:.3} ({}), {} {} (q {}), Mann-Whitney {}: {}</title><rect x="{x}" y="{y}" width="{}" height="{}" fill="{col}"/><text x="{}" y="{}" class="cv" fill="{}">{:.2}{mark}</text></g>"##,
                         c.ratio,
-                        format::change(c.ratio),
+                        compare::change_with_ci(c.ratio, c.ci),
+                        if c.paired { "paired t" } else { "Welch" },
                         format::p(c.p),
                         c.q.map(|q| format!("{q:.3}"))
                             .unwrap_or_else(|| "n/a".into()),

@@ -1,7 +1,8 @@
 //! Warnings when a measurement cannot be trusted, grouped per label and operation with
 //! counts and the worst example: too short to time well (< 10 ms), high variation (CV >
-//! 10%), outliers among repetitions, a single repetition (no interval, no test), and
-//! records that failed. Not: differences between labels (see `findings`).
+//! 10%), outliers among repetitions, a single repetition (no interval, no test), records
+//! that failed, measurements disturbed by other guests or processes, and cells `--reps
+//! auto` stopped at a cap before their interval was narrow enough. Not: differences between labels (see `findings`).
 
 use crate::analysis::OpData;
 use crate::format;
@@ -19,6 +20,8 @@ pub enum WarnKind {
     TooShort,
     HighVariation,
     Outliers,
+    Disturbed,
+    Capped,
     HostsDiffer,
 }
 
@@ -30,6 +33,8 @@ impl WarnKind {
             WarnKind::TooShort => "too short to time",
             WarnKind::HighVariation => "high variation",
             WarnKind::Outliers => "outliers",
+            WarnKind::Disturbed => "disturbed by others",
+            WarnKind::Capped => "stopped at a cap",
             WarnKind::HostsDiffer => "client hosts differ",
         }
     }
@@ -86,6 +91,8 @@ pub fn collect(ops: &[OpData], labels: &[String], records: &[Record]) -> Vec<War
             });
         }
     }
+    out.extend(disturbed(labels, records));
+    out.extend(capped(labels, records));
     for op in ops {
         for (label, cells) in &op.cells {
             let n = cells.len();
@@ -165,5 +172,75 @@ pub fn collect(ops: &[OpData], labels: &[String], records: &[Record]) -> Vec<War
         }
     }
     out.sort_by_key(|w| w.kind);
+    out
+}
+
+/// Per label: the cells whose samples `--reps auto` stopped at its count or time cap, so
+/// their interval is wider than asked for.
+fn capped(labels: &[String], records: &[Record]) -> Vec<Warning> {
+    use sharebench_core::record::RepsStop;
+    let mut out = Vec::new();
+    for label in labels {
+        let mut cells = std::collections::BTreeMap::new();
+        for r in records.iter().filter(|r| &r.target == label) {
+            if let Some(stop) = r.reps_stop {
+                cells.insert(
+                    (r.file_size, r.record_size, r.figures.test.clone()),
+                    (stop, r.rep + 1, r.op.clone()),
+                );
+            }
+        }
+        let count = |s: RepsStop| cells.values().filter(|(x, ..)| *x == s).count();
+        let (by_count, by_time) = (count(RepsStop::CountCap), count(RepsStop::TimeCap));
+        if by_count + by_time == 0 {
+            continue;
+        }
+        out.push(Warning {
+            kind: WarnKind::Capped,
+            label: label.clone(),
+            op: String::new(),
+            text: format!(
+                "--reps auto: {by_count} of {} units used all their repetitions and {by_time} their time before every median (or ratio) was known to the width asked for; their intervals are wider (see docs/statistics.md)",
+                cells.len()
+            ),
+        });
+    }
+    out
+}
+
+/// Per label: the measurements during which the hypervisor stole CPU time or other
+/// processes used the machine (`Record::disturbed`), with the worst.
+fn disturbed(labels: &[String], records: &[Record]) -> Vec<Warning> {
+    let mut out = Vec::new();
+    for label in labels {
+        let ok: Vec<&Record> = records
+            .iter()
+            .filter(|r| &r.target == label && r.status == Status::Ok && r.others_cpu_s.is_some())
+            .collect();
+        let hit: Vec<&&Record> = ok.iter().filter(|r| r.disturbed()).collect();
+        let share = |r: &Record, s: Option<f64>| s.unwrap_or(0.0) / r.seconds * 100.0;
+        let Some(worst) = hit.iter().max_by(|a, b| {
+            let load = |r: &Record| share(r, r.steal_s) + share(r, r.others_cpu_s);
+            load(a).total_cmp(&load(b))
+        }) else {
+            continue;
+        };
+        out.push(Warning {
+            kind: WarnKind::Disturbed,
+            label: label.clone(),
+            op: worst.op.clone(),
+            text: format!(
+                "{} of {} measurements ran while other guests (steal) or other processes took CPU time (worst: {} {} / {} repetition {}, steal {} and others {} of a CPU)",
+                hit.len(),
+                ok.len(),
+                worst.op,
+                format::size(worst.file_size),
+                format::size(worst.record_size),
+                worst.rep,
+                format::pct(share(worst, worst.steal_s)),
+                format::pct(share(worst, worst.others_cpu_s)),
+            ),
+        });
+    }
     out
 }

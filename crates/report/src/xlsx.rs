@@ -103,7 +103,7 @@ pub fn render(a: &Analysis) -> Result<Vec<u8>> {
             num(ws, row, 13, r.margin_pct())?;
             num(ws, row, 14, r.versus.as_ref().and_then(|v| v.p))?;
             if r.versus.is_some() {
-                ws.write_boolean(row, 15, r.significant()).map_err(xerr)?;
+                ws.write_boolean(row, 15, r.winner_called()).map_err(xerr)?;
             }
             row += 1;
         }

@@ -112,6 +112,7 @@ fn report_opens_in_chromium_without_console_errors() {
         labels: vec![],
         baseline: None,
         out: out.clone(),
+        ..Default::default()
     };
     let (a, r) = build(&req).unwrap();
     write(&out, &a, &r).unwrap();
@@ -174,6 +175,7 @@ fn report_html_is_self_contained() {
         labels: vec![],
         baseline: None,
         out: tmp.path().join("o"),
+        ..Default::default()
     };
     let html = build(&req).unwrap().1.html;
     for needle in [
@@ -251,6 +253,7 @@ fn surface_view_opens_in_chromium_and_is_screenshotted() {
         labels: vec![],
         baseline: None,
         out: tmp.path().join("report"),
+        ..Default::default()
     };
     let html = build(&req).unwrap().1.html;
     let head = &html[..html.find("<main>").expect("no <main>") + "<main>".len()];

@@ -15,6 +15,7 @@ fn req(inputs: Vec<PathBuf>, labels: &[&str], out: PathBuf) -> ReportRequest {
         labels: labels.iter().map(|s| s.to_string()).collect(),
         baseline: None,
         out,
+        ..Default::default()
     }
 }
 
@@ -70,13 +71,18 @@ fn full_auto_matrix_three_targets_size_and_time() {
         .find(|f| f.op == "write" && f.text.starts_with("write: smb is faster than nfs"))
         .expect("smb faster finding");
     assert_eq!(smb_write.significant, Some(true));
-    // local is the same model as nfs: no significant overall difference.
+    // local is the same model as nfs: no winner, the two are equivalent within 5%.
     let local = a
         .findings
         .iter()
-        .find(|f| f.op == "write" && f.text.contains("between local and nfs"))
+        .find(|f| f.op == "write" && f.text.contains("local against nfs"))
         .expect("local vs nfs finding");
     assert_eq!(local.significant, Some(false), "{}", local.text);
+    assert!(
+        local.text.contains("equivalent within ±5%"),
+        "{}",
+        local.text
+    );
     // The read cliff past 128 MiB is flagged against the manifest's RAM.
     assert!(a
         .cache_flags

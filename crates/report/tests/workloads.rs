@@ -122,6 +122,7 @@ fn workload_sections_render_next_to_the_matrix() {
         labels: Vec::new(),
         baseline: None,
         out: tmp.path().join("out"),
+        ..Default::default()
     })
     .unwrap();
     // The matrices hold only the IOzone operations.
@@ -165,6 +166,7 @@ fn a_run_of_only_workload_records_still_reports() {
         labels: Vec::new(),
         baseline: None,
         out: tmp.path().join("out"),
+        ..Default::default()
     })
     .unwrap();
     assert!(rendered.html.contains("remove-dir rate vs count"));

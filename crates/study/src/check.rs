@@ -213,9 +213,9 @@ fn faster(data: &StepData, a: &str, b: &str, ops: &[String], class: Option<&str>
             .into_iter()
             .map(|(k, v)| (k, v.clone()))
             .collect();
-        all.extend(compare::compare_cells(&ca, &cb).into_values());
+        all.extend(compare::compare_cells(&ca, &cb, an.threshold_pct).into_values());
     }
-    let o = compare::overall(all.iter());
+    let o = compare::overall(all.iter(), an.threshold_pct);
     if o.cells == 0 {
         return not_tested(format!(
             "no cells of {} that both {a} and {b} have{}",
@@ -223,26 +223,54 @@ fn faster(data: &StepData, a: &str, b: &str, ops: &[String], class: Option<&str>
             scope_note(class)
         ));
     }
-    let verdict = if !o.significant() {
-        Verdict::Inconclusive
-    } else if o.geo_ratio > 1.0 {
-        Verdict::Agrees
-    } else {
-        Verdict::Disagrees
+    let to_decide = match o.verdict {
+        compare::Verdict::Inconclusive => {
+            compare::data_to_decide(o.geo_ratio, o.ci, an.threshold_pct)
+                .map(|k| {
+                    format!(
+                "; deciding it would take about {k:.1}x the cells or repetitions at this spread"
+            )
+                })
+                .unwrap_or_default()
+        }
+        _ => String::new(),
     };
     Outcome {
-        verdict,
+        verdict: claim_verdict(o.verdict),
         found: format!(
-            "{a} vs {b}: {} (geometric mean of per-cell ratios) over {} cells of {}{}, signed-rank {}; {} cells significantly faster, {} slower, {} testable",
-            format::change(o.geo_ratio),
+            "{a} vs {b}: {} ({}; geometric mean of per-cell ratios, 95% interval) over {} cells of {}{}, signed-rank {}; {} cells faster, {} slower, {} equivalent, {} testable{to_decide}",
+            compare::change_with_ci(o.geo_ratio, o.ci),
+            outcome_words(o.verdict, an.threshold_pct),
             o.cells,
             ops.join("/"),
             scope_note(class),
             format::p(o.p),
             o.faster,
             o.slower,
+            o.equivalent,
             o.testable
         ),
+    }
+}
+
+/// A claim that A is faster than B, against the comparison of A with B: agreed when A wins,
+/// refuted when B wins or when the two are equivalent within the threshold (the claimed
+/// difference is not there), open otherwise.
+fn claim_verdict(v: compare::Verdict) -> Verdict {
+    match v {
+        compare::Verdict::Faster => Verdict::Agrees,
+        compare::Verdict::Slower | compare::Verdict::Equivalent => Verdict::Disagrees,
+        compare::Verdict::Inconclusive | compare::Verdict::NotTestable => Verdict::Inconclusive,
+    }
+}
+
+fn outcome_words(v: compare::Verdict, threshold_pct: f64) -> String {
+    match v {
+        compare::Verdict::Faster => format!("faster, significant and at least {threshold_pct}%"),
+        compare::Verdict::Slower => format!("slower, significant and at least {threshold_pct}%"),
+        compare::Verdict::Equivalent => format!("equivalent within ±{threshold_pct}%"),
+        compare::Verdict::Inconclusive => format!("inconclusive at a {threshold_pct}% threshold"),
+        compare::Verdict::NotTestable => "not testable".into(),
     }
 }
 
@@ -263,18 +291,20 @@ fn faster_threads(data: &StepData, a: &str, b: &str, ops: &[String], threads: u3
         };
         let ratio = ra.children.median / rb.children.median;
         let p = stats::welch_log_p(&ra.children.values, &rb.children.values);
-        let sig = p.is_some_and(|p| p < ALPHA);
-        if sig && ratio > 1.0 {
-            favour += 1;
-        } else if sig {
-            against += 1;
+        let ci = stats::welch_log_ci(&ra.children.values, &rb.children.values);
+        let verdict = compare::decide(ratio, ci, p.is_some_and(|p| p < ALPHA), an.threshold_pct);
+        match claim_verdict(verdict) {
+            Verdict::Agrees => favour += 1,
+            Verdict::Disagrees => against += 1,
+            _ => {}
         }
         parts.push(format!(
-            "{op} {} ({} vs {}, Welch {})",
-            format::change(ratio),
+            "{op} {} ({} vs {}, Welch {}, {})",
+            compare::change_with_ci(ratio, ci),
             format::rate(ra.children.median),
             format::rate(rb.children.median),
-            format::p(p)
+            format::p(p),
+            outcome_words(verdict, an.threshold_pct)
         ));
     }
     if favour + against == 0 && parts.iter().all(|p| p.contains("not measured")) {
@@ -831,7 +861,7 @@ mod tests {
                 records: records.iter().filter(|r| r.target == t).cloned().collect(),
             });
         }
-        let analysis = sharebench_report::analysis::analyse(loaded, None).ok();
+        let analysis = sharebench_report::analysis::analyse(loaded, None, 5.0).ok();
         StepData { records, analysis }
     }
 
@@ -861,7 +891,7 @@ mod tests {
         let ev = One(matrix(2000.0, 1000.0, 0.01), Vec::new());
         let agrees = evaluate(&faster("a", "b", None), &ev, true);
         assert_eq!(agrees.verdict, Verdict::Agrees, "{}", agrees.found);
-        assert!(agrees.found.contains("+100%"), "{}", agrees.found);
+        assert!(agrees.found.contains("+100.0%"), "{}", agrees.found);
         assert_eq!(
             evaluate(&faster("b", "a", Some("small")), &ev, true).verdict,
             Verdict::Disagrees
@@ -873,11 +903,11 @@ mod tests {
         );
         let none = evaluate(&faster("a", "b", Some("large")), &ev, true);
         assert_eq!(none.verdict, Verdict::NotTested, "{}", none.found);
+        // The same speed: the claimed difference is not there.
         let even = One(matrix(1000.0, 1000.0, 0.01), Vec::new());
-        assert_eq!(
-            evaluate(&faster("a", "b", None), &even, true).verdict,
-            Verdict::Inconclusive
-        );
+        let o = evaluate(&faster("a", "b", None), &even, true);
+        assert_eq!(o.verdict, Verdict::Disagrees, "{}", o.found);
+        assert!(o.found.contains("equivalent within ±5%"), "{}", o.found);
     }
 
     #[test]

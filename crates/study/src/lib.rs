@@ -128,7 +128,13 @@ impl RunEvidence {
                 continue;
             }
             let analysis = sharebench_report::load::load_inputs(std::slice::from_ref(&sdir), &[])
-                .and_then(|l| sharebench_report::analysis::analyse(l, None))
+                .and_then(|l| {
+                    sharebench_report::analysis::analyse(
+                        l,
+                        None,
+                        sharebench_report::compare::DEFAULT_THRESHOLD_PCT,
+                    )
+                })
                 .map_err(|e| warnings.push(format!("step {}: {e}", step.id)))
                 .ok();
             steps.insert(step.id.clone(), StepData { records, analysis });
@@ -196,9 +202,13 @@ fn all_steps(steps: &BTreeMap<String, StepData>, warnings: &mut Vec<String>) -> 
     if loaded.datasets.is_empty() {
         return None;
     }
-    let analysis = sharebench_report::analysis::analyse(loaded, None)
-        .map_err(|e| warnings.push(format!("all steps together: {e}")))
-        .ok();
+    let analysis = sharebench_report::analysis::analyse(
+        loaded,
+        None,
+        sharebench_report::compare::DEFAULT_THRESHOLD_PCT,
+    )
+    .map_err(|e| warnings.push(format!("all steps together: {e}")))
+    .ok();
     Some(StepData { records, analysis })
 }
 
@@ -245,6 +255,7 @@ pub fn write_report(
             labels,
             baseline: None,
             out: out.join(&step.id),
+            ..Default::default()
         };
         match sharebench_report::build(&req) {
             Ok((analysis, rendered)) => {

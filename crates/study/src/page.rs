@@ -196,7 +196,7 @@ fn class_table(h: &mut String, v: &RunView) {
                 .classes
                 .iter()
                 .find(|r| r.op == op.op && r.class == c)
-                .and_then(|r| Some((r.winner.as_ref()?, r.margin_pct()?, r.significant())));
+                .and_then(|r| Some((r.winner.as_ref()?, r.margin_pct()?, r.winner_called())));
             match cell {
                 Some((w, m, sig)) => {
                     let _ = write!(

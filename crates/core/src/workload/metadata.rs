@@ -438,6 +438,10 @@ fn emit(
             sys_s: end.cpu.sys_s * share,
             total_s: end.cpu.total_s * share,
             wall_s: seconds,
+            machine: end.cpu.machine.map(|m| crate::machine::MachineTime {
+                busy_s: m.busy_s * share,
+                steal_s: m.steal_s * share,
+            }),
         };
         let ends = super::SpanEnd {
             started_at: end.started_at.clone(),

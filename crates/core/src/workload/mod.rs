@@ -41,6 +41,8 @@ pub enum End {
 pub trait Runner {
     /// The units of one repetition on one target, numbered as `Plan::done` keys them.
     fn units(&self, plan: &Plan) -> Vec<usize>;
+    /// The unit a record of this workload belongs to; `None` for a record of no unit.
+    fn unit_of(&self, plan: &Plan, record: &Record) -> Option<usize>;
     /// Checks a target once, before anything runs on it (every rank together); a target
     /// that fails is given up, with a record that says why.
     fn preflight(&self, w: &mut WorkloadRun) -> io::Result<End>;
@@ -221,6 +223,7 @@ impl WorkloadRun<'_> {
         if !self.target.fuse.is_empty() {
             r.add_fuse_cpu(s.fuse_s);
         }
+        r.set_machine(&s.cpu, s.server_s + s.fuse_s);
     }
 
     pub fn finish(&self, span: Span) -> SpanEnd {

@@ -8,7 +8,7 @@ use super::iozone::PassError;
 use super::{End, Runner, WorkloadRun};
 use crate::plan::{Plan, Workload, WHOLE_TEST};
 use crate::ranks::{Go, Ready};
-use crate::record::Status;
+use crate::record::{Record, Status};
 use crate::run::Target;
 use std::io;
 
@@ -30,6 +30,10 @@ pub fn preflight(plan: &Plan, target: &Target) -> Result<(), String> {
 impl Runner for WholeTest {
     fn units(&self, _plan: &Plan) -> Vec<usize> {
         vec![WHOLE_TEST]
+    }
+
+    fn unit_of(&self, _plan: &Plan, _record: &Record) -> Option<usize> {
+        Some(WHOLE_TEST)
     }
 
     /// Every rank checks its target; all go on, or all give it up with a failed record.

@@ -30,6 +30,12 @@ impl Runner for Matrix {
         (0..plan.cells.len()).collect()
     }
 
+    fn unit_of(&self, plan: &Plan, r: &Record) -> Option<usize> {
+        plan.cells
+            .iter()
+            .position(|c| c.file_size == r.file_size && c.record_size == r.record_size)
+    }
+
     fn preflight(&self, _w: &mut WorkloadRun) -> io::Result<End> {
         Ok(End::Done)
     }
@@ -404,6 +410,7 @@ fn measure(
         if !ctx.target.fuse.is_empty() {
             r.add_fuse_cpu(fuse_s);
         }
+        r.set_machine(&parent_cpu, server_s + fuse_s);
         return (Measured::Ok(vec![r]), span);
     }
     let records = throughput_records(
@@ -475,6 +482,7 @@ fn throughput_records(
     if !ctx.target.fuse.is_empty() {
         agg.add_fuse_cpu(fuse_s);
     }
+    agg.set_machine(&parent_cpu, server_s + fuse_s);
     if let Some((w, o)) = outcomes
         .iter()
         .enumerate()
