@@ -7,8 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-target/release/sharebench}
 ROUNDS=${ROUNDS:-5}
-# BENCH_ONLY=fio,native,workloads,mpi runs only the named sections (default: all).
-BENCH_ONLY=${BENCH_ONLY:-fio,native,workloads,mpi}
+# BENCH_ONLY=fio,native,workloads,mpi,repro runs only the named sections (default: all).
+BENCH_ONLY=${BENCH_ONLY:-fio,native,workloads,mpi,repro}
 want() { [[ ",$BENCH_ONLY," == *",$1,"* ]]; }
 WORK=$(mktemp -d /dev/shm/sharebench-bench.XXXXXX)
 OUT=$(mktemp -d /tmp/sharebench-bench-out.XXXXXX)
@@ -293,3 +293,42 @@ mpi_bench() {
   python3 -c "print(f'{\"mpi 3 ranks barrier+gather\":<34} {$m:8.3f} ms per measurement (target < 5 ms; $ROUNDS rounds of 300, median)')"
 }
 if want mpi; then mpi_bench; fi
+
+# --- Issue 12: numbers you can trust ------------------------------------------------------
+# Target: with default settings (--reps auto, 100 ms samples), tmpfs cells of 1-64 MiB at
+# 64k and 1m records for write/rewrite/read/reread give medians whose CV across REPRO_RUNS
+# independent runs is below 2% (median over cells), none above 5%. Then an A/A check: two
+# directories of one tmpfs, side by side in one run, must call no winner (report).
+repro_bench() {
+  local runs=${REPRO_RUNS:-5} dirs=()
+  mkdir -p "$WORK/repro" "$WORK/aa1" "$WORK/aa2"
+  for i in $(seq "$runs"); do
+    local d="$OUT/repro.$i"
+    "$BIN" run "$WORK/repro" -i write,rewrite,read,reread --file-sizes 1m,4m,16m,64m \
+      --record-sizes 64k,1m --out "$d" >/dev/null 2>&1 || { echo "repro: run $i failed"; return 0; }
+    dirs+=("$d")
+  done
+  python3 - "${dirs[@]}" <<'PY'
+import json, statistics as st, sys
+from collections import defaultdict
+medians = defaultdict(list)
+for d in sys.argv[1:]:
+    cells = defaultdict(list)
+    for line in open(d + "/results.jsonl"):
+        r = json.loads(line)
+        if r["status"] == "ok":
+            cells[(r["op"], r["file_size"], r["record_size"])].append(r["throughput_kib_s"])
+    for k, v in cells.items():
+        medians[k].append(st.median(v))
+cv = sorted((st.stdev(v) / st.mean(v) * 100, k) for k, v in medians.items() if len(v) > 1)
+worst = cv[-1]
+print(f"{'repro tmpfs medians across runs':<34} median CV {st.median([c for c, _ in cv]):.1f}% (target < 2%), "
+      f"max {worst[0]:.1f}% at {worst[1][0]} {worst[1][1] >> 20}m/{worst[1][2] >> 10}k (target < 5%); "
+      f"{len(cv)} cells, {len(sys.argv) - 1} runs")
+PY
+  local aa="$OUT/aa" rep="$OUT/aa-report"
+  "$BIN" run "$WORK/aa1" "$WORK/aa2" -i write,rewrite,read,reread --file-sizes 1m,4m,16m,64m \
+    --record-sizes 64k,1m --out "$aa" >/dev/null 2>&1 || { echo "repro: A/A run failed"; return 0; }
+  "$BIN" report "$aa" --out "$rep" | grep -E "findings" | sed 's/^/A\/A check (must name no winner): /'
+}
+if want repro; then repro_bench; fi
