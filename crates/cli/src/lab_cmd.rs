@@ -20,8 +20,12 @@ pub enum LabCommand {
         /// Topology file (TOML, see docs/lab.md); default: the seed's Table I
         #[arg(long, value_name = "FILE")]
         topology: Option<PathBuf>,
-        /// File system of the servers' backing images
-        #[arg(long, default_value = "xfs", value_parser = ["xfs", "ext4", "ext3", "btrfs"])]
+        /// File system of the servers' backing images (xfs, ext4, ext3, btrfs). A list
+        /// holds several configurations side by side, each with its own image, shares
+        /// and exports, and targets named after it: `--fs xfs,ext4` gives lab:nfs3@xfs
+        /// and lab:nfs3@ext4 (lab:nfs3 is the first). An item may add +write-order
+        /// and +strict-allocate, e.g. `ext3+write-order,ext3`
+        #[arg(long, default_value = "xfs", value_name = "FS[,FS...]")]
         fs: String,
         /// Bandwidth of every host's link, clients' and servers', both directions (tbf;
         /// delay cannot be emulated on this kernel)
@@ -40,6 +44,11 @@ pub enum LabCommand {
         /// Do not mount the SMB shares with smbnetfs (no target lab:smb-fuse)
         #[arg(long)]
         no_smb_fuse: bool,
+        /// Pin every server process to these CPUs (e.g. 1, or 2-3), and the client with
+        /// `run --cpus` to others, so they do not take turns on one core
+        /// (docs/statistics.md says what it changed on this machine)
+        #[arg(long, value_name = "LIST")]
+        server_cpus: Option<String>,
     },
     /// Show hosts, servers, targets and link shaping
     Status {
@@ -92,6 +101,7 @@ pub fn main(args: LabArgs) -> CliResult<()> {
             write_order,
             strict_allocate,
             no_smb_fuse,
+            server_cpus,
         } => {
             let state = lab::up(&UpOptions {
                 topology,
@@ -101,6 +111,7 @@ pub fn main(args: LabArgs) -> CliResult<()> {
                 write_order,
                 strict_allocate,
                 smb_fuse: !no_smb_fuse,
+                server_cpus,
             })
             .map_err(fail)?;
             let _ = writeln!(
@@ -109,8 +120,10 @@ pub fn main(args: LabArgs) -> CliResult<()> {
                 state.topology.hosts.len(),
                 state.services.len()
             );
-            for t in lab::targets(&state) {
-                let _ = writeln!(out, "  {:<12} {}", t.name, t.url);
+            let targets = lab::targets(&state);
+            let width = targets.iter().map(|t| t.name.len()).max().unwrap_or(0);
+            for t in targets {
+                let _ = writeln!(out, "  {:<width$} {}", t.name, t.url);
             }
             Ok(())
         }
@@ -137,6 +150,9 @@ pub fn main(args: LabArgs) -> CliResult<()> {
                 s.link
             );
             let _ = writeln!(out, "delay: {}", s.delay_emulation);
+            if let Some(cpus) = &s.server_cpus {
+                let _ = writeln!(out, "servers pinned to CPUs {cpus}");
+            }
             let _ = writeln!(out, "\nhosts:");
             for h in &s.hosts {
                 let _ = writeln!(

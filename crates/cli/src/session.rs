@@ -536,7 +536,10 @@ pub fn execute(spec: SessionSpec, on_record: &mut dyn FnMut(&Record)) -> CliResu
         hosts: Vec::new(),
         targets: targets
             .iter()
-            .map(|t| TargetManifest::new(&t.name, t.backend.info(), &t.workdir.path))
+            .map(|t| TargetManifest {
+                server_fs: t.server_view.as_ref().and_then(|v| v.info().fs_type),
+                ..TargetManifest::new(&t.name, t.backend.info(), &t.workdir.path)
+            })
             .collect(),
         plan: spec.plan.clone(),
         started_at: chrono::Utc::now().to_rfc3339(),

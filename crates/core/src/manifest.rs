@@ -70,6 +70,10 @@ pub struct TargetManifest {
     pub mount_point: Option<String>,
     pub mount_options: Option<String>,
     pub workdir: String,
+    /// The file system the server keeps this target's files on (lab targets), e.g. `ext4`
+    /// for `lab:nfs3@ext4`: the configuration a comparison is about, as found, not as named.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_fs: Option<String>,
 }
 
 impl TargetManifest {
@@ -83,6 +87,7 @@ impl TargetManifest {
             mount_point: info.mount_point,
             mount_options: info.mount_options,
             workdir: workdir.to_string(),
+            server_fs: None,
         }
     }
 }

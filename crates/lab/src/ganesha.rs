@@ -8,7 +8,7 @@ use crate::state::LabState;
 use crate::topology::Host;
 use anyhow::Result;
 use std::net::Ipv4Addr;
-use std::path::Path;
+use std::path::PathBuf;
 
 pub const PORT: u16 = 2049;
 /// The NFSv4 pseudo path of the export.
@@ -22,23 +22,48 @@ pub fn subnet(addr: Ipv4Addr, prefix_len: u8) -> String {
     format!("{}/{prefix_len}", Ipv4Addr::from(u32::from(addr) & mask))
 }
 
-/// Starts Ganesha on `host`, exporting `data/nfs-sharing`.
 /// The NFSv4 pseudo path of the Gluster replica volume's export (NFSv3 mounts its
 /// path, `/`, the volume's root).
 pub const GLUSTER_PSEUDO: &str = "/gluster-replica";
 
-/// Starts Ganesha on `host`, exporting `data/nfs-sharing`, and, when `gluster_volume` is
-/// given, that Gluster volume through the Gluster FSAL (the seed's "GlusterFS+NFS").
+/// The NFSv4 pseudo path of backing number `index`'s export (`PSEUDO` on the primary).
+pub fn pseudo(index: usize) -> String {
+    match index {
+        0 => PSEUDO.to_string(),
+        i => format!("{PSEUDO}.{i}"),
+    }
+}
+
+/// Starts Ganesha on `host`, exporting `nfs-sharing` of every backing (`data[i]` is
+/// backing `i`'s mount point), and, when `gluster_volume` is given, that Gluster volume
+/// through the Gluster FSAL (the seed's "GlusterFS+NFS").
 pub fn start(
     state: &mut LabState,
     host: &Host,
-    data: &Path,
+    data: &[PathBuf],
     gluster_volume: Option<&str>,
 ) -> Result<()> {
     let dir = state.file("ganesha");
     std::fs::create_dir_all(dir.join("recovery"))?;
-    let export = data.join("nfs-sharing");
-    std::fs::create_dir_all(&export)?;
+    let subnet = subnet(host.address, state.topology.prefix_len);
+    let mut exports = String::new();
+    for (i, d) in data.iter().enumerate() {
+        let path = d.join("nfs-sharing");
+        std::fs::create_dir_all(&path)?;
+        // Export 2 is the Gluster volume's; the backings are 1, 11, 12, ...
+        let id = if i == 0 { 1 } else { 10 + i };
+        exports.push_str(&format!(
+            "EXPORT {{
+  Export_Id = {id}; Path = {path}; Pseudo = {pseudo};
+  Access_Type = None; Squash = All_Squash; Anonymous_Uid = 65534; Anonymous_Gid = 65534; SecType = sys; Protocols = 3, 4; Transports = TCP;
+  CLIENT {{ Clients = {subnet}; Access_Type = RW; }}
+  FSAL {{ Name = VFS; }}
+}}
+",
+            path = path.display(),
+            pseudo = pseudo(i),
+        ));
+    }
     let conf = dir.join("ganesha.conf");
     let log = dir.join("ganesha.log");
     // pnfs_mds = false: Ganesha 4.3 otherwise announces itself as a pNFS metadata server
@@ -51,18 +76,10 @@ pub fn start(
             "NFS_CORE_PARAM {{ Protocols = 3, 4; Bind_addr = {addr}; Enable_NLM = false; Enable_RQUOTA = false; }}
 NFSV4 {{ Graceless = true; RecoveryBackend = fs; RecoveryRoot = {recovery}; Minor_Versions = 0, 1, 2; pnfs_mds = false; }}
 NFS_KRB5 {{ Active_krb5 = false; }}
-EXPORT {{
-  Export_Id = 1; Path = {export}; Pseudo = {PSEUDO};
-  Access_Type = None; Squash = All_Squash; Anonymous_Uid = 65534; Anonymous_Gid = 65534; SecType = sys; Protocols = 3, 4; Transports = TCP;
-  CLIENT {{ Clients = {subnet}; Access_Type = RW; }}
-  FSAL {{ Name = VFS; }}
-}}
-{gluster}",
+{exports}{gluster}",
             addr = host.address,
             recovery = dir.join("recovery").display(),
-            export = export.display(),
-            subnet = subnet(host.address, state.topology.prefix_len),
-            gluster = gluster_volume.map(|v| gluster_export(host, v, &subnet(host.address, state.topology.prefix_len))).unwrap_or_default(),
+            gluster = gluster_volume.map(|v| gluster_export(host, v, &subnet)).unwrap_or_default(),
         ),
     )?;
     let script = dir.join("start.sh");

@@ -173,8 +173,8 @@ pub fn mount(state: &mut LabState, client: &Host, server: &Host, volume: &str) -
         state,
         &process_name(volume),
         &netns_of(&client.name),
-        "glusterfs",
-        &args,
+        ("glusterfs", &args),
+        None,
         &out,
     )?;
     let start = Instant::now();

@@ -2,6 +2,7 @@
 //! on one Linux box, hands out targets for them, and takes everything down again, also
 //! after a crash. Not: measuring (the engine does that) or protocol clients (backends).
 
+pub mod backing;
 pub mod ganesha;
 pub mod gluster;
 pub mod net;
@@ -17,6 +18,7 @@ pub mod topology;
 pub mod traffic;
 
 use anyhow::{bail, Context, Result};
+use backing::Backing;
 use serde::Serialize;
 use sharebench_core::safe_dir::SafeDir;
 use state::{LabState, Resource};
@@ -28,16 +30,23 @@ use topology::{Service, Topology};
 #[derive(Debug, Clone)]
 pub struct UpOptions {
     pub topology: Option<PathBuf>,
+    /// The backings side by side, e.g. `xfs,ext4` or `ext3+write-order,ext3`
+    /// (`backing::Backing`); the first is the primary.
     pub fs: String,
     pub link: String,
     /// Size of each server's image (sparse), e.g. `2G`.
     pub image_size: String,
-    /// ext3/ext4: allocate blocks in write order, as the 2007 ext3 driver did.
+    /// ext3/ext4: allocate blocks in write order, as the 2007 ext3 driver did (every
+    /// backing).
     pub write_order: bool,
-    /// Samba allocates the blocks of a file as it grows (`strict allocate = yes`).
+    /// Samba allocates the blocks of a file as it grows (`strict allocate = yes`; every
+    /// backing).
     pub strict_allocate: bool,
     /// Mount the first replica's SMB shares with smbnetfs (FUSE), target `lab:smb-fuse`.
     pub smb_fuse: bool,
+    /// CPUs every server process may run on (`taskset -c` list, e.g. `1`), so that they
+    /// and the client (`run --cpus`) do not take turns on one core; `None`: anywhere.
+    pub server_cpus: Option<String>,
 }
 
 impl Default for UpOptions {
@@ -50,6 +59,7 @@ impl Default for UpOptions {
             write_order: false,
             strict_allocate: false,
             smb_fuse: true,
+            server_cpus: None,
         }
     }
 }
@@ -72,15 +82,18 @@ const TOOLS: [(&str, &str); 11] = [
     ("glusterfs", "glusterfs-client"),
 ];
 
-fn check_prerequisites(fs: &str, smb_fuse: bool) -> Result<()> {
+fn check_prerequisites(backings: &[Backing], smb_fuse: bool) -> Result<()> {
     if !nix::unistd::geteuid().is_root() {
         bail!("the lab needs root (namespaces, loop devices, mounts)");
     }
-    let mkfs = format!("mkfs.{fs}");
     let missing: Vec<String> = TOOLS
         .iter()
         .map(|(t, p)| (t.to_string(), p.to_string()))
-        .chain(std::iter::once((mkfs.clone(), format!("the {fs} tools"))))
+        .chain(
+            backings
+                .iter()
+                .map(|b| (format!("mkfs.{}", b.fs), format!("the {} tools", b.fs))),
+        )
         .chain(smb_fuse.then(|| {
             (
                 "smbnetfs".to_string(),
@@ -107,16 +120,19 @@ pub fn up(opts: &UpOptions) -> Result<LabState> {
         }
         bail!("a lab was left half up or its servers died; run 'sharebench lab down' first");
     }
-    storage::FILE_SYSTEMS
-        .contains(&opts.fs.as_str())
-        .then_some(())
-        .with_context(|| format!("unknown --fs '{}' (xfs, ext4, ext3 or btrfs)", opts.fs))?;
+    let backings = Backing::parse_list(&opts.fs, opts.write_order, opts.strict_allocate)?;
     let shaping = net::parse_link(&opts.link)?;
     let topology = match &opts.topology {
         Some(p) => Topology::load(p)?,
         None => Topology::default_lab(),
     };
-    check_prerequisites(&opts.fs, opts.smb_fuse)?;
+    check_prerequisites(&backings, opts.smb_fuse)?;
+    if let Some(cpus) = &opts.server_cpus {
+        // taskset itself judges the list against the CPUs this machine lets us use.
+        if !sh::run_quiet("taskset", &["-c", cpus, "true"]) {
+            bail!("--server-cpus '{cpus}': not a list of CPUs this machine lets the lab use (e.g. 1 or 0-1; see nproc)");
+        }
+    }
 
     let dir = LabState::dir();
     // The lab keeps its state and credentials here: a directory anyone else could change
@@ -136,7 +152,8 @@ pub fn up(opts: &UpOptions) -> Result<LabState> {
         topology,
         fs: opts.fs.clone(),
         link: opts.link.clone(),
-        strict_allocate: opts.strict_allocate,
+        backings,
+        server_cpus: opts.server_cpus.clone(),
         resources: Vec::new(),
         services: Vec::new(),
         smb_user: samba::USER.into(),
@@ -169,24 +186,14 @@ fn build(state: &mut LabState, opts: &UpOptions, shaping: Option<(String, u64)>)
     samba::write_credentials(state, &password)?;
     let replicas: Vec<_> = topo.replicas().cloned().collect();
     for h in topo.servers() {
-        let needs_data = h
-            .services
-            .iter()
-            .any(|s| matches!(s, Service::Samba | Service::Ganesha | Service::Gluster));
-        let data = if needs_data {
-            Some(storage::create(
-                state,
-                &h.name,
-                &opts.fs,
-                &opts.image_size,
-                opts.write_order,
-            )?)
-        } else {
-            None
-        };
+        let mut data = Vec::new();
+        for i in 0..backings_of(state, h) {
+            let b = state.backings[i].clone();
+            data.push(storage::create(state, &h.name, i, &b, &opts.image_size)?);
+        }
         for s in &h.services {
-            match (s, &data) {
-                (Service::Samba, Some(d)) => samba::start_replica(state, h, d, &password)?,
+            match (s, data.first()) {
+                (Service::Samba, Some(_)) => samba::start_replica(state, h, &data, &password)?,
                 // Ganesha starts after the Gluster volumes it may export.
                 (Service::Ganesha, _) => {}
                 (Service::DfsRoot, _) => samba::start_dfs_root(state, h, &replicas, &password)?,
@@ -209,7 +216,7 @@ fn build(state: &mut LabState, opts: &UpOptions, shaping: Option<(String, u64)>)
         smbnetfs::mount(state, client, replica, &user, &password)?;
     }
     if let Some(g) = topo.host_with(Service::Ganesha).cloned() {
-        let data = state.file(format!("srv/{}", g.name));
+        let data = data_dirs(state, &g);
         ganesha::start(state, &g, &data, gluster_export_of(&topo, &g))?;
     }
     // The clients as MPI hosts (`lab mpirun`), where sshd is installed.
@@ -217,6 +224,26 @@ fn build(state: &mut LabState, opts: &UpOptions, shaping: Option<(String, u64)>)
         ssh::start_all(state)?;
     }
     Ok(())
+}
+
+/// How many backing images `h` has: none without data services, the primary only for
+/// Gluster's bricks, every backing where it serves shares or exports.
+fn backings_of(state: &LabState, h: &topology::Host) -> usize {
+    let has = |wanted: &[Service]| h.services.iter().any(|s| wanted.contains(s));
+    if has(&[Service::Samba, Service::Ganesha]) {
+        state.backings.len()
+    } else if has(&[Service::Gluster]) {
+        1
+    } else {
+        0
+    }
+}
+
+/// Mount points of `h`'s backing images, the primary first.
+fn data_dirs(state: &LabState, h: &topology::Host) -> Vec<PathBuf> {
+    (0..backings_of(state, h))
+        .map(|i| storage::data_dir(state, &h.name, i))
+        .collect()
 }
 
 /// The Gluster volume Ganesha on `g` exports through the Gluster FSAL: the replicated
@@ -509,31 +536,46 @@ pub fn targets(state: &LabState) -> Vec<LabTarget> {
             client_pids: Vec::new(),
         })
     };
-    for (i, r) in t.replicas().enumerate() {
-        let suffix = if i == 0 {
-            String::new()
-        } else {
-            (i + 1).to_string()
+    // Every backing's shares and exports; the primary's also unqualified. With one
+    // backing, only the unqualified names.
+    let qualified = state.backings.len() > 1;
+    for (b, backing) in state.backings.iter().enumerate() {
+        let names: Vec<String> = match (b, qualified) {
+            (0, false) => vec![String::new()],
+            (0, true) => vec![String::new(), format!("@{}", backing.name())],
+            _ => vec![format!("@{}", backing.name())],
         };
-        add(
-            &format!("smb{suffix}"),
-            format!("smb://{}@{}/smb-sharing/", state.smb_user, r.address),
-            &r.name,
-        );
+        for at in &names {
+            for (i, r) in t.replicas().enumerate() {
+                let suffix = if i == 0 {
+                    String::new()
+                } else {
+                    (i + 1).to_string()
+                };
+                let share = samba::share_name("smb-sharing", b);
+                add(
+                    &format!("smb{suffix}{at}"),
+                    format!("smb://{}@{}/{share}/", state.smb_user, r.address),
+                    &r.name,
+                );
+            }
+            if let Some(g) = t.host_with(Service::Ganesha) {
+                let real = storage::data_dir(state, &g.name, b).join("nfs-sharing");
+                add(
+                    &format!("nfs3{at}"),
+                    format!("nfs://{}{}/?version=3", g.address, real.display()),
+                    &g.name,
+                );
+                // NFSv4.1 (sessions), through the nfs-rs client.
+                add(
+                    &format!("nfs4{at}"),
+                    format!("nfs://{}{}/?version=4.1", g.address, ganesha::pseudo(b)),
+                    &g.name,
+                );
+            }
+        }
     }
     if let Some(g) = t.host_with(Service::Ganesha) {
-        let real = state.file(format!("srv/{}/nfs-sharing", g.name));
-        add(
-            "nfs3",
-            format!("nfs://{}{}/?version=3", g.address, real.display()),
-            &g.name,
-        );
-        // NFSv4.1 (sessions), through the nfs-rs client.
-        add(
-            "nfs4",
-            format!("nfs://{}{}/?version=4.1", g.address, ganesha::PSEUDO),
-            &g.name,
-        );
         if gluster_export_of(t, g).is_some() {
             let url = format!("nfs://{}/?version=3", g.address);
             add("gluster-nfs3", url, &g.name);
@@ -587,18 +629,29 @@ pub fn targets(state: &LabState) -> Vec<LabTarget> {
             });
         }
     }
-    // The first replica's backing image, written directly on this machine: the
-    // seed's "direct disk" baseline, on the file system the lab was brought up with.
+    // The first replica's backing images, written directly on this machine: the
+    // seed's "direct disk" baseline, on the file systems the lab was brought up with.
     if let Some(r) = t.replicas().next() {
-        out.push(LabTarget {
-            name: "lab:disk".into(),
-            url: state.file(format!("srv/{}", r.name)).display().to_string(),
-            client_netns: String::new(),
-            env: Vec::new(),
-            server: r.name.clone(),
-            server_path: None,
-            client_pids: Vec::new(),
-        });
+        for (b, backing) in state.backings.iter().enumerate() {
+            let mut names = Vec::new();
+            if b == 0 {
+                names.push("lab:disk".to_string());
+            }
+            if state.backings.len() > 1 {
+                names.push(format!("lab:disk@{}", backing.name()));
+            }
+            for name in names {
+                out.push(LabTarget {
+                    name,
+                    url: storage::data_dir(state, &r.name, b).display().to_string(),
+                    client_netns: String::new(),
+                    env: Vec::new(),
+                    server: r.name.clone(),
+                    server_path: None,
+                    client_pids: Vec::new(),
+                });
+            }
+        }
     }
     for target in &mut out {
         target.server_path = server_path(state, target);
@@ -610,11 +663,16 @@ pub fn targets(state: &LabState) -> Vec<LabTarget> {
 fn server_path(state: &LabState, target: &LabTarget) -> Option<PathBuf> {
     let brick = |volume: &str| state.file(format!("srv/{}/bricks/{volume}", target.server));
     let name = target.name.strip_prefix("lab:")?;
+    let (name, b) = match name.split_once('@') {
+        Some((n, backing)) => (n, state.backings.iter().position(|x| x.name() == backing)?),
+        None => (name, 0),
+    };
+    let data = storage::data_dir(state, &target.server, b);
     Some(match name {
         "gluster" => brick(gluster::SINGLE),
         "gluster-replica" | "gluster-nfs3" => brick(gluster::REPLICA),
-        "nfs3" | "nfs4" => state.file(format!("srv/{}/nfs-sharing", target.server)),
-        n if n.starts_with("smb") => state.file(format!("srv/{}/smb-sharing", target.server)),
+        "nfs3" | "nfs4" => data.join("nfs-sharing"),
+        n if n.starts_with("smb") => data.join("smb-sharing"),
         _ => return None,
     })
 }
@@ -650,6 +708,8 @@ pub struct Status {
     pub directory: PathBuf,
     pub fs: String,
     pub link: String,
+    /// CPUs the servers are pinned to (`lab up --server-cpus`), if they are.
+    pub server_cpus: Option<String>,
     /// Delay cannot be emulated here: this kernel has no netem.
     pub delay_emulation: String,
     pub hosts: Vec<HostStatus>,
@@ -703,6 +763,7 @@ pub fn status() -> Result<Option<Status>> {
         directory: LabState::dir(),
         fs: state.fs.clone(),
         link: state.link.clone(),
+        server_cpus: state.server_cpus.clone(),
         delay_emulation: if netem_available() {
             "available (netem)".into()
         } else {
@@ -778,7 +839,7 @@ pub fn restart(host: &str) -> Result<()> {
         .trim()
         .to_string();
     let replicas: Vec<_> = state.topology.replicas().cloned().collect();
-    let data = state.file(format!("srv/{host}"));
+    let data = data_dirs(&state, &h);
     state.services.retain(|s| s.host != host);
     for s in &h.services {
         match s {
@@ -824,14 +885,57 @@ mod tests {
             version: 1,
             phase: "up".into(),
             topology: Topology::default_lab(),
+            server_cpus: None,
             fs: "xfs".into(),
             link: "100mbit".into(),
-            strict_allocate: false,
+            backings: Backing::parse_list("xfs", false, false).unwrap(),
             resources,
             services: Vec::new(),
             smb_user: samba::USER.into(),
             credentials_file: PathBuf::from("/nonexistent/smb-password"),
         }
+    }
+
+    #[test]
+    fn backings_side_by_side_are_targets_of_their_own() {
+        let mut state = state_with(Vec::new());
+        let one: Vec<String> = targets(&state).into_iter().map(|t| t.name).collect();
+        assert!(one.contains(&"lab:nfs3".to_string()), "{one:?}");
+        assert!(!one.iter().any(|n| n.contains('@')), "{one:?}");
+        state.backings = Backing::parse_list("xfs,ext3+write-order", false, false).unwrap();
+        let all = targets(&state);
+        let get = |n: &str| {
+            all.iter()
+                .find(|t| t.name == n)
+                .unwrap_or_else(|| panic!("no {n}"))
+        };
+        // The primary is also reachable by its qualified name, at the same place.
+        assert_eq!(get("lab:nfs3").url, get("lab:nfs3@xfs").url);
+        assert_eq!(get("lab:smb").url, get("lab:smb@xfs").url);
+        let second = "ext3+write-order";
+        assert!(
+            get(&format!("lab:nfs3@{second}"))
+                .url
+                .contains("/srv/replica1.1/nfs-sharing/"),
+            "{:?}",
+            get(&format!("lab:nfs3@{second}"))
+        );
+        assert!(get(&format!("lab:nfs4@{second}"))
+            .url
+            .contains("/nfs-sharing.1/?version=4.1"));
+        assert!(get(&format!("lab:smb2@{second}"))
+            .url
+            .ends_with("10.10.0.4/smb-sharing.1/"));
+        assert_eq!(
+            get(&format!("lab:smb@{second}")).server_path,
+            Some(state.file("srv/replica1.1/smb-sharing"))
+        );
+        assert_eq!(
+            get(&format!("lab:disk@{second}")).url,
+            state.file("srv/replica1.1").display().to_string()
+        );
+        // Gluster and DFS stay on the primary: no qualified names for them.
+        assert!(!all.iter().any(|t| t.name.starts_with("lab:dfs-smb@")));
     }
 
     #[test]

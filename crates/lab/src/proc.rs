@@ -67,18 +67,29 @@ pub fn live_group(pid: i32, start: u64) -> Vec<i32> {
 }
 
 /// Starts `cmd args` in namespace `netns` as a new process group, logging to `log`, and
-/// records it in the state.
+/// records it in the state; with `cpus` (a `taskset -c` list) pinned to those CPUs.
 pub fn spawn(
     state: &mut LabState,
     name: &str,
     netns: &str,
-    cmd: &str,
-    args: &[&str],
+    (cmd, args): (&str, &[&str]),
+    cpus: Option<&str>,
     log: &Path,
 ) -> Result<i32> {
     let out =
         std::fs::File::create(log).with_context(|| format!("cannot create {}", log.display()))?;
-    let child = Command::new("nsenter")
+    // Pinned servers: taskset sets the affinity and execs nsenter, which execs the
+    // server; every process and thread it starts inherits the affinity, and the PID
+    // recorded is the server's own.
+    let mut command = match cpus {
+        Some(cpus) => {
+            let mut c = Command::new("taskset");
+            c.args(["-c", cpus, "nsenter"]);
+            c
+        }
+        None => Command::new("nsenter"),
+    };
+    let child = command
         .arg(format!("--net=/run/netns/{netns}"))
         .arg("--")
         .arg(cmd)

@@ -81,24 +81,41 @@ fn share(name: &str, path: &Path, extra: &str) -> String {
     format!("[{name}]\n  path = {}\n  read only = no\n  guest ok = no\n  valid users = {UNIX_USER}\n{extra}", path.display())
 }
 
-/// Starts the replica Samba of `host`, serving the two shares from `data` (its image).
-pub fn start_replica(state: &mut LabState, host: &Host, data: &Path, password: &str) -> Result<()> {
+/// The name of share `base` (`smb-sharing`, `nfs-sharing`) on backing number `index`:
+/// `base` itself on the primary, `base.INDEX` on the others.
+pub fn share_name(base: &str, index: usize) -> String {
+    match index {
+        0 => base.to_string(),
+        i => format!("{base}.{i}"),
+    }
+}
+
+/// Starts the replica Samba of `host`, serving the two shares from each backing's image
+/// (`data[i]` is backing `i`'s mount point).
+pub fn start_replica(
+    state: &mut LabState,
+    host: &Host,
+    data: &[PathBuf],
+    password: &str,
+) -> Result<()> {
     let mut shares = String::new();
-    for name in ["smb-sharing", "nfs-sharing"] {
-        let p = data.join(name);
-        std::fs::create_dir_all(&p)?;
-        // Both protocols create files as `nobody` (Samba's user map, Ganesha's squash).
-        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o1777))?;
-        // strict allocate: a write past the end first fills the gap (fallocate, else
-        // zeros), the server-side answer to Windows' pre-allocation writes (seed 002).
-        // Samba does that on its synchronous write path only, so asynchronous writes are
-        // turned off with it.
-        let extra = if state.strict_allocate {
-            "  strict allocate = yes\n  aio write size = 0\n"
-        } else {
-            ""
-        };
-        shares.push_str(&share(name, &p, extra));
+    for (i, (dir, backing)) in data.iter().zip(state.backings.clone()).enumerate() {
+        for base in ["smb-sharing", "nfs-sharing"] {
+            let p = dir.join(base);
+            std::fs::create_dir_all(&p)?;
+            // Both protocols create files as `nobody` (Samba's user map, Ganesha's squash).
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o1777))?;
+            // strict allocate: a write past the end first fills the gap (fallocate, else
+            // zeros), the server-side answer to Windows' pre-allocation writes (seed 002).
+            // Samba does that on its synchronous write path only, so asynchronous writes
+            // are turned off with it.
+            let extra = if backing.strict_allocate {
+                "  strict allocate = yes\n  aio write size = 0\n"
+            } else {
+                ""
+            };
+            shares.push_str(&share(&share_name(base, i), &p, extra));
+        }
     }
     start(state, host, &shares, password)
 }

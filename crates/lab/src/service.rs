@@ -60,8 +60,8 @@ pub fn start_server(state: &mut LabState, host: &Host, server: Server) -> Result
         state,
         &label,
         &netns_of(&host.name),
-        server.cmd,
-        &args,
+        (server.cmd, &args),
+        state.server_cpus.clone().as_deref(),
         &server.out,
     )?;
     let client = state

@@ -118,8 +118,8 @@ pub fn mount(
         state,
         &process_name(client),
         &netns_of(&client.name),
-        "env",
-        &args,
+        ("env", &args),
+        None,
         &out,
     )?;
     let start = Instant::now();

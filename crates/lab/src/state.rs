@@ -2,6 +2,7 @@
 //! written *before* the resource is created, so that `lab down` can remove everything even
 //! after `lab up` was killed half-way. Nothing else decides what the lab owns.
 
+use crate::backing::Backing;
 use crate::topology::Topology;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
@@ -50,11 +51,14 @@ pub struct LabState {
     /// `starting` while `lab up` runs, `up` when every server answered.
     pub phase: String,
     pub topology: Topology,
+    /// The backings as `lab up --fs` gave them, e.g. `xfs,ext4`.
     pub fs: String,
     pub link: String,
-    /// Samba's `strict allocate = yes` on the replicas' shares (`lab up --strict-allocate`).
-    #[serde(default)]
-    pub strict_allocate: bool,
+    /// The server configurations side by side, the primary first (`backing`).
+    pub backings: Vec<Backing>,
+    /// CPUs the servers are pinned to (`lab up --server-cpus`), a `taskset -c` list.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_cpus: Option<String>,
     pub resources: Vec<Resource>,
     pub services: Vec<ServiceInfo>,
     /// User name of the SMB shares; the password is in `credentials_file` (mode 0600).
@@ -113,5 +117,10 @@ impl LabState {
 
     pub fn file(&self, rel: impl AsRef<Path>) -> PathBuf {
         Self::dir().join(rel)
+    }
+
+    /// The primary backing (the unqualified targets'), and whether there are others.
+    pub fn primary(&self) -> Option<&Backing> {
+        self.backings.first()
     }
 }

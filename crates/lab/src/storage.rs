@@ -2,35 +2,53 @@
 //! attached with `losetup --direct-io=on` (so the host page cache does not hide the
 //! device) and mounted under the lab directory.
 
+use crate::backing::Backing;
 use crate::sh::{run, run_quiet};
 use crate::state::{LabState, Resource};
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 
-pub const FILE_SYSTEMS: [&str; 4] = ["xfs", "ext4", "ext3", "btrfs"];
+pub use crate::backing::FILE_SYSTEMS;
 
 /// What ext4's multiblock allocator is told to treat as a "small" file (bytes) for the
 /// write-order allocation: every file is then allocated in the order its blocks are
 /// written, as the 2007 ext3 driver did (see docs/workloads.md).
 pub const WRITE_ORDER_STREAM_REQ: &str = "2000000000";
 
-/// Creates, formats, attaches and mounts `host`'s image; returns the mount point. With
-/// `write_order` (ext3 and ext4 only), blocks are allocated in write order.
+/// The name of `host`'s data for backing number `index` (0: the primary): its mount
+/// point is `srv/NAME` and its image `images/NAME.img` in the lab directory.
+pub fn data_name(host: &str, index: usize) -> String {
+    match index {
+        0 => host.to_string(),
+        i => format!("{host}.{i}"),
+    }
+}
+
+/// Where `host`'s data for backing number `index` is mounted.
+pub fn data_dir(state: &LabState, host: &str, index: usize) -> PathBuf {
+    state.file(format!("srv/{}", data_name(host, index)))
+}
+
+/// Creates, formats, attaches and mounts `host`'s image for backing number `index`;
+/// returns the mount point. With `write_order` (ext3 and ext4 only), blocks are
+/// allocated in write order.
 pub fn create(
     state: &mut LabState,
     host: &str,
-    fs: &str,
+    index: usize,
+    backing: &Backing,
     size: &str,
-    write_order: bool,
 ) -> Result<PathBuf> {
+    let (fs, write_order) = (backing.fs.as_str(), backing.write_order);
     if write_order && !fs.starts_with("ext") {
         bail!("the write-order allocation is for ext3 and ext4 only, not {fs}");
     }
     if !FILE_SYSTEMS.contains(&fs) {
         bail!("unknown --fs '{fs}' (xfs, ext4, ext3 or btrfs)");
     }
-    let img = state.file(format!("images/{host}.img"));
-    let mnt = state.file(format!("srv/{host}"));
+    let name = data_name(host, index);
+    let img = state.file(format!("images/{name}.img"));
+    let mnt = data_dir(state, host, index);
     std::fs::create_dir_all(img.parent().unwrap_or(Path::new("/")))?;
     std::fs::create_dir_all(&mnt)?;
     state.intend(Resource::Image { path: img.clone() })?;
@@ -42,7 +60,7 @@ pub fn create(
         "-F"
     };
     run(&format!("mkfs.{fs}"), &["-q", force, &img_s])
-        .with_context(|| format!("formatting {host}'s image as {fs}"))?;
+        .with_context(|| format!("formatting {name}'s image as {fs}"))?;
     let dev = run("losetup", &["-f", "--show", "--direct-io=on", &img_s])?;
     state.intend(Resource::Mount { path: mnt.clone() })?;
     run("mount", &[&dev, &mnt.to_string_lossy()])?;

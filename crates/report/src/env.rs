@@ -138,6 +138,16 @@ pub fn table(sources: &[Source], records: &[Record]) -> EnvTable {
             }),
         ),
         (
+            "server's file system",
+            m(|m, t| {
+                m.targets
+                    .iter()
+                    .find(|x| x.name == t)
+                    .and_then(|x| x.server_fs.clone())
+                    .unwrap_or_else(|| "–".into())
+            }),
+        ),
+        (
             "mount point",
             m(|m, t| {
                 m.targets

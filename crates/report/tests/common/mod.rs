@@ -124,6 +124,7 @@ pub fn write_dir(
             mount_point: Some(format!("/mnt/{}", t.name)),
             mount_options: Some(t.mount_options.into()),
             workdir: "x".into(),
+            server_fs: None,
         }],
         plan: Plan {
             ops: ops.to_vec(),

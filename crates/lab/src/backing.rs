@@ -1,0 +1,132 @@
+//! A server configuration the lab can hold beside others: the file system of a backing
+//! image and how it allocates, and how Samba allocates on it. `lab up --fs xfs,ext4`
+//! brings up one image (and one set of shares and exports) per backing, so one run
+//! measures `lab:nfs3@xfs` and `lab:nfs3@ext4` side by side, interleaved, instead of in
+//! two labs one after the other (docs/lab.md). Not: creating the images (`storage`).
+
+use anyhow::{bail, Result};
+use serde::{Deserialize, Serialize};
+
+/// File systems a backing image can have.
+pub const FILE_SYSTEMS: [&str; 4] = ["xfs", "ext4", "ext3", "btrfs"];
+
+/// One backing: `FS[+write-order][+strict-allocate]`, e.g. `ext3+write-order`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Backing {
+    pub fs: String,
+    /// ext3/ext4: blocks allocated in the order they are written (the 2007 ext3 driver).
+    #[serde(default)]
+    pub write_order: bool,
+    /// Samba's `strict allocate = yes` on this backing's shares.
+    #[serde(default)]
+    pub strict_allocate: bool,
+}
+
+impl Backing {
+    /// The name targets carry after `@`: the spec it was given with, e.g. `ext3+write-order`.
+    pub fn name(&self) -> String {
+        let mut n = self.fs.clone();
+        if self.write_order {
+            n.push_str("+write-order");
+        }
+        if self.strict_allocate {
+            n.push_str("+strict-allocate");
+        }
+        n
+    }
+
+    /// Parses `FS[+write-order][+strict-allocate]`.
+    pub fn parse(spec: &str) -> Result<Backing> {
+        let mut parts = spec.trim().split('+');
+        let fs = parts.next().unwrap_or_default().to_string();
+        if !FILE_SYSTEMS.contains(&fs.as_str()) {
+            bail!("unknown file system '{fs}' in --fs '{spec}' (xfs, ext4, ext3 or btrfs)");
+        }
+        let mut b = Backing {
+            fs,
+            write_order: false,
+            strict_allocate: false,
+        };
+        for p in parts {
+            match p {
+                "write-order" => b.write_order = true,
+                "strict-allocate" => b.strict_allocate = true,
+                _ => {
+                    bail!("unknown option '{p}' in --fs '{spec}' (write-order or strict-allocate)")
+                }
+            }
+        }
+        if b.write_order && !b.fs.starts_with("ext") {
+            bail!("write-order is for ext3 and ext4 only, not {}", b.fs);
+        }
+        Ok(b)
+    }
+
+    /// Parses a comma-separated list; `write_order` and `strict_allocate` (the flags of
+    /// `lab up`) apply to every backing. The first is the primary: the unqualified targets
+    /// (`lab:nfs3`), the DFS links and the Gluster bricks live on it.
+    pub fn parse_list(
+        specs: &str,
+        write_order: bool,
+        strict_allocate: bool,
+    ) -> Result<Vec<Backing>> {
+        let mut out: Vec<Backing> = Vec::new();
+        for spec in specs.split(',') {
+            let mut b = Backing::parse(spec)?;
+            b.write_order |= write_order;
+            b.strict_allocate |= strict_allocate;
+            if b.write_order && !b.fs.starts_with("ext") {
+                bail!("--write-order is for ext3 and ext4 only, not {}", b.fs);
+            }
+            if out.iter().any(|o| o.name() == b.name()) {
+                bail!("--fs names '{}' twice", b.name());
+            }
+            out.push(b);
+        }
+        if out.len() > MAX_BACKINGS {
+            bail!(
+                "--fs names {} backings; the lab holds at most {MAX_BACKINGS}",
+                out.len()
+            );
+        }
+        Ok(out)
+    }
+}
+
+/// At most this many backings side by side (each is an image and a loop device per server).
+pub const MAX_BACKINGS: usize = 6;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_lists_with_options() {
+        let l = Backing::parse_list(
+            "xfs,ext3+write-order,ext3+write-order+strict-allocate",
+            false,
+            false,
+        )
+        .unwrap();
+        let names: Vec<String> = l.iter().map(Backing::name).collect();
+        assert_eq!(
+            names,
+            [
+                "xfs",
+                "ext3+write-order",
+                "ext3+write-order+strict-allocate"
+            ]
+        );
+        assert!(l[2].strict_allocate && l[2].write_order && !l[0].write_order);
+        let all = Backing::parse_list("ext4,ext3", true, true).unwrap();
+        assert!(all.iter().all(|b| b.write_order && b.strict_allocate));
+    }
+
+    #[test]
+    fn refuses_bad_lists() {
+        for bad in ["zfs", "xfs,xfs", "xfs+write-order", "ext4+fast", "", "xfs,"] {
+            assert!(Backing::parse_list(bad, false, false).is_err(), "{bad}");
+        }
+        assert!(Backing::parse_list("xfs", true, false).is_err());
+    }
+}
