@@ -49,8 +49,8 @@ pub struct CellStats {
     pub server_cpu_pct: Option<f64>,
     /// Median MiB moved per CPU second, when CPU was recorded.
     pub mib_per_cpu_s: Option<f64>,
-    /// Repetitions that are outliers (robust z > 3.5), by index into `values`.
-    pub outliers: Vec<usize>,
+    /// Repetitions that are outliers (Tukey's fences), by index into `values`.
+    pub outliers: Vec<stats::Outlier>,
 }
 
 impl CellStats {

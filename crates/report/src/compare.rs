@@ -5,7 +5,11 @@
 //! when a difference is both significant and at least the practical threshold; a ratio
 //! whose interval lies within the threshold is "equivalent"; anything else is
 //! "inconclusive". Fewer than three repetitions on a side is "not testable", never a guess.
-//! Not: the statistics themselves (see `stats`).
+//!
+//! Replicates are the units that vary independently (docs/statistics.md): repetitions
+//! measured side by side in one run. Cells of two separate runs are one block of time a
+//! side, whose difference mixes the targets with whatever drifted between the runs: they
+//! get a ratio, never a verdict. Not: the statistics themselves (see `stats`).
 
 use crate::analysis::{CellKey, CellStats};
 use crate::stats;
@@ -102,8 +106,12 @@ pub struct Comparison {
     pub ratio: f64,
     /// 95% interval of the ratio (on logarithms); `None` when not testable.
     pub ci: Option<(f64, f64)>,
-    /// The test paired the repetitions (one run, side by side) rather than Welch's.
+    /// The test paired the repetitions (one run, side by side) rather than Welch's. An
+    /// unpaired cell comes from two separate runs and is never decided.
     pub paired: bool,
+    /// The log ratio of each repetition both sides have, by repetition (paired cells
+    /// only): the replicates of a summary over cells.
+    pub rep_logs: Vec<(u32, f64)>,
     /// Welch's t-test on logs, two-sided.
     pub p: Option<f64>,
     /// `p` adjusted over the operation's cells (Benjamini-Hochberg).
@@ -128,17 +136,20 @@ pub fn compare_cells(
     let mut out: Vec<(CellKey, Comparison)> = Vec::with_capacity(keys.len());
     for k in keys {
         let (t, b) = (&target[&k], &base[&k]);
-        let pairs = paired(t, b);
+        let pairs = pairs_by_rep(t, b);
         let testable = match &pairs {
             Some(p) => p.len() >= MIN_REPS,
             None => t.values.len() >= MIN_REPS && b.values.len() >= MIN_REPS,
         };
         let (p, ci) = match (&pairs, testable) {
             (_, false) => (None, None),
-            (Some(pairs), true) => match stats::paired_log_t(pairs) {
-                Some((p, ci)) => (Some(p), Some(ci)),
-                None => (None, None),
-            },
+            (Some(pairs), true) => {
+                let logs: Vec<f64> = pairs.iter().map(|&(_, d)| d).collect();
+                match stats::mean_log_t(&logs) {
+                    Some((p, ci)) => (Some(p), Some(ci)),
+                    None => (None, None),
+                }
+            }
             (None, true) => (
                 stats::welch_log_p(&t.values, &b.values),
                 stats::welch_log_ci(&t.values, &b.values),
@@ -159,6 +170,7 @@ pub fn compare_cells(
                 },
                 ci,
                 paired: pairs.is_some(),
+                rep_logs: pairs.unwrap_or_default(),
                 p,
                 q: None,
                 p_mwu,
@@ -170,17 +182,21 @@ pub fn compare_cells(
     let qs = stats::benjamini_hochberg(&ps);
     for ((_, c), q) in out.iter_mut().zip(qs) {
         c.q = q;
-        c.verdict = match q {
-            None => Verdict::NotTestable,
-            Some(q) => decide(c.ratio, c.ci, q < ALPHA, threshold_pct),
+        c.verdict = match (q, c.paired) {
+            (None, _) => Verdict::NotTestable,
+            // One block of time a side: the spread within each run says nothing of what
+            // drifted between them.
+            (Some(_), false) => Verdict::Inconclusive,
+            (Some(q), true) => decide(c.ratio, c.ci, q < ALPHA, threshold_pct),
         };
     }
     out.into_iter().collect()
 }
 
-/// The two cells' values paired by repetition, when both come from one run; `None` for
-/// cells of different runs (or of imports), which Welch's test compares instead.
-fn paired(t: &CellStats, b: &CellStats) -> Option<Vec<(f64, f64)>> {
+/// The log ratios (`ln t - ln b`) of the repetitions both cells have, by repetition, when
+/// both come from one run; `None` for cells of separate runs (or of imports), which
+/// Welch's test compares instead.
+fn pairs_by_rep(t: &CellStats, b: &CellStats) -> Option<Vec<(u32, f64)>> {
     if t.run_id.is_none() || t.run_id != b.run_id {
         return None;
     }
@@ -194,43 +210,59 @@ fn paired(t: &CellStats, b: &CellStats) -> Option<Vec<(f64, f64)>> {
         t.reps
             .iter()
             .zip(&t.values)
-            .filter_map(|(rep, &x)| Some((x, *base.get(rep)?)))
+            .filter_map(|(rep, &x)| {
+                let y = *base.get(rep)?;
+                (x > 0.0 && y > 0.0).then(|| (*rep, x.ln() - y.ln()))
+            })
             .collect(),
     )
 }
 
-/// A summary over many cells of one side against another: geometric mean of the ratios
-/// and its 95% interval (cells as the replicates), the Wilcoxon signed-rank p of the log
-/// ratios, how many cells were faster, slower or equivalent, and the verdict at the
-/// threshold.
+/// What a summary over cells used as its replicates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Replicates {
+    /// Repetitions measured side by side in one run (every cell of that repetition
+    /// together): this many, common to every cell.
+    Repetitions(usize),
+    /// The cells come from separate runs: one block of time a side, so no interval and no
+    /// verdict, whatever the number of cells.
+    SeparateRuns,
+}
+
+impl Replicates {
+    /// "6 paired repetitions", "separate runs (one block of time each)".
+    pub fn describe(self) -> String {
+        match self {
+            Replicates::Repetitions(n) => format!("{n} paired repetitions"),
+            Replicates::SeparateRuns => {
+                "separate runs: one block of time each, never significant".into()
+            }
+        }
+    }
+}
+
+/// A summary over many cells of one side against another. Its replicates are the
+/// repetitions of one run: per repetition, the mean log ratio over the cells; the
+/// geometric mean ratio, its 95% t-interval and p come from those, so a drift of the
+/// machine between repetitions is counted, and 324 cells of one block are not 324
+/// replicates. Also how many cells were faster, slower or equivalent, and the verdict at
+/// the threshold.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Overall {
     pub cells: usize,
+    /// Geometric mean ratio: over cells and common repetitions when paired; over the
+    /// cells' median ratios for separate runs.
     pub geo_ratio: f64,
-    /// t-interval of the mean log ratio over the cells; one cell's own interval.
+    /// 95% t-interval of the geometric mean ratio over the repetitions.
     pub ci: Option<(f64, f64)>,
+    /// One-sample t-test of the repetitions' mean log ratios.
     pub p: Option<f64>,
+    pub replicates: Replicates,
     pub faster: usize,
     pub slower: usize,
     pub equivalent: usize,
     pub testable: usize,
     pub verdict: Verdict,
-}
-
-impl Overall {
-    /// Significant when the signed-rank test says so, or, with too few cells for it to
-    /// reach 5% (fewer than 6), when every cell is significant in the same direction.
-    fn significant(&self) -> bool {
-        match self.p {
-            Some(p) if p < ALPHA => true,
-            _ => {
-                self.cells > 0
-                    && self.cells < 6
-                    && self.testable == self.cells
-                    && (self.faster == self.cells || self.slower == self.cells)
-            }
-        }
-    }
 }
 
 /// The summary of `cells` at a threshold in percent.
@@ -239,47 +271,70 @@ pub fn overall<'a>(cells: impl IntoIterator<Item = &'a Comparison>, threshold_pc
         .into_iter()
         .filter(|c| c.ratio.is_finite() && c.ratio > 0.0)
         .collect();
-    let logs: Vec<f64> = cells.iter().map(|c| c.ratio.ln()).collect();
-    let mut o = Overall {
-        cells: cells.len(),
-        geo_ratio: if logs.is_empty() {
+    let count = |v: Verdict| cells.iter().filter(|c| c.verdict == v).count();
+    let testable = cells
+        .iter()
+        .filter(|c| c.verdict != Verdict::NotTestable)
+        .count();
+    let medians_geo = || {
+        let logs: Vec<f64> = cells.iter().map(|c| c.ratio.ln()).collect();
+        if logs.is_empty() {
             f64::NAN
         } else {
             stats::mean(&logs).exp()
-        },
-        p: if logs.len() >= 2 {
-            stats::signed_rank_p(&logs)
+        }
+    };
+    let (replicates, geo_ratio, test) = if cells.iter().all(|c| c.paired) {
+        let per_rep = mean_log_ratio_by_rep(&cells);
+        let geo = if per_rep.is_empty() {
+            medians_geo()
         } else {
-            None
-        },
-        faster: cells
-            .iter()
-            .filter(|c| c.verdict == Verdict::Faster)
-            .count(),
-        slower: cells
-            .iter()
-            .filter(|c| c.verdict == Verdict::Slower)
-            .count(),
-        equivalent: cells
-            .iter()
-            .filter(|c| c.verdict == Verdict::Equivalent)
-            .count(),
-        testable: cells
-            .iter()
-            .filter(|c| c.verdict != Verdict::NotTestable)
-            .count(),
-        ci: match cells.as_slice() {
-            [one] => one.ci,
-            _ => stats::mean_log_ci(&logs),
-        },
-        verdict: Verdict::NotTestable,
-    };
-    o.verdict = if o.testable == 0 {
-        Verdict::NotTestable
+            stats::mean(&per_rep).exp()
+        };
+        let test = (per_rep.len() >= MIN_REPS)
+            .then(|| stats::mean_log_t(&per_rep))
+            .flatten();
+        (Replicates::Repetitions(per_rep.len()), geo, test)
     } else {
-        decide(o.geo_ratio, o.ci, o.significant(), threshold_pct)
+        (Replicates::SeparateRuns, medians_geo(), None)
     };
-    o
+    let verdict = match (testable, replicates, test) {
+        (0, _, _) => Verdict::NotTestable,
+        (_, Replicates::SeparateRuns, _) => Verdict::Inconclusive,
+        (_, _, None) => Verdict::NotTestable,
+        (_, _, Some((p, ci))) => decide(geo_ratio, Some(ci), p < ALPHA, threshold_pct),
+    };
+    Overall {
+        cells: cells.len(),
+        geo_ratio,
+        ci: test.map(|(_, ci)| ci),
+        p: test.map(|(p, _)| p),
+        replicates,
+        faster: count(Verdict::Faster),
+        slower: count(Verdict::Slower),
+        equivalent: count(Verdict::Equivalent),
+        testable,
+        verdict,
+    }
+}
+
+/// Per repetition every cell has, the mean over the cells of its log ratio: the
+/// replicates of a summary over paired cells, in repetition order.
+fn mean_log_ratio_by_rep(cells: &[&Comparison]) -> Vec<f64> {
+    let Some(first) = cells.first() else {
+        return Vec::new();
+    };
+    let mut sums: BTreeMap<u32, (f64, usize)> =
+        first.rep_logs.iter().map(|&(r, _)| (r, (0.0, 0))).collect();
+    for c in cells {
+        let mine: BTreeMap<u32, f64> = c.rep_logs.iter().copied().collect();
+        sums.retain(|r, _| mine.contains_key(r));
+        for (r, (sum, n)) in sums.iter_mut() {
+            *sum += mine[r];
+            *n += 1;
+        }
+    }
+    sums.values().map(|(sum, n)| sum / *n as f64).collect()
 }
 
 #[cfg(test)]
@@ -326,17 +381,25 @@ mod tests {
         );
     }
 
+    /// A cell of run `r1`, its values in repetition order.
+    fn of_one_run(values: &[f64]) -> CellStats {
+        let mut c = cell(values);
+        c.reps = (0..values.len() as u32).collect();
+        c.run_id = Some("r1".into());
+        c
+    }
+
     #[test]
     fn cells_and_their_summary_carry_intervals_and_verdicts() {
         let mut t = BTreeMap::new();
         let mut b = BTreeMap::new();
         // Three cells: A 20% faster, A the same within 1%, and one too noisy to say.
-        t.insert((1, 1), cell(&[120.0, 121.0, 119.0, 120.5]));
-        b.insert((1, 1), cell(&[100.0, 101.0, 99.0, 100.5]));
-        t.insert((2, 1), cell(&[100.2, 100.1, 99.9, 100.0]));
-        b.insert((2, 1), cell(&[100.0, 100.1, 99.8, 100.2]));
-        t.insert((3, 1), cell(&[60.0, 150.0, 100.0, 90.0]));
-        b.insert((3, 1), cell(&[100.0, 100.5, 99.5, 100.0]));
+        t.insert((1, 1), of_one_run(&[120.0, 121.0, 119.0, 120.5]));
+        b.insert((1, 1), of_one_run(&[100.0, 101.0, 99.0, 100.5]));
+        t.insert((2, 1), of_one_run(&[100.2, 100.1, 99.9, 100.0]));
+        b.insert((2, 1), of_one_run(&[100.0, 100.1, 99.8, 100.2]));
+        t.insert((3, 1), of_one_run(&[60.0, 150.0, 100.0, 90.0]));
+        b.insert((3, 1), of_one_run(&[100.0, 100.5, 99.5, 100.0]));
         let c = compare_cells(&t, &b, 5.0);
         let verdicts: Vec<Verdict> = c.values().map(|c| c.verdict).collect();
         assert_eq!(
@@ -347,13 +410,66 @@ mod tests {
         assert!(lo < 1.2 && 1.2 < hi && lo > 1.15 && hi < 1.25, "{lo} {hi}");
         let o = overall(c.values(), 5.0);
         assert_eq!((o.faster, o.equivalent, o.testable), (1, 1, 3));
-        // Three cells far apart: the interval of their mean ratio is wide; no verdict.
+        assert_eq!(o.replicates, Replicates::Repetitions(4));
+        // The noisy cell swings each repetition's mean: the interval is wide; no verdict.
         assert_eq!(o.verdict, Verdict::Inconclusive);
         assert!(
             o.ci.is_some_and(|(lo, hi)| lo < 1.0 && hi > 1.1),
             "{:?}",
             o.ci
         );
+    }
+
+    #[test]
+    fn a_summary_replicates_repetitions_not_cells() {
+        // 300 cells, every one 5-6% faster in its own repetitions, but the machine
+        // favoured A by 12% in half the repetitions and B by 2% in the others: the cells
+        // agree with each other, the repetitions do not. Counting cells as replicates
+        // would call +5% significant with a tiny interval.
+        let favour = [1.12, 0.98, 1.12, 0.98, 1.12, 0.98];
+        let mut t = BTreeMap::new();
+        let mut b = BTreeMap::new();
+        for i in 0..300u64 {
+            let base: Vec<f64> = (0..6).map(|r| 100.0 + (i % 7) as f64 + r as f64).collect();
+            let a: Vec<f64> = base.iter().zip(favour).map(|(x, f)| x * f).collect();
+            t.insert((i, 1), of_one_run(&a));
+            b.insert((i, 1), of_one_run(&base));
+        }
+        let c = compare_cells(&t, &b, 5.0);
+        let o = overall(c.values(), 5.0);
+        assert_eq!(o.replicates, Replicates::Repetitions(6));
+        let (lo, hi) = o.ci.unwrap();
+        assert!(lo < 1.0 && hi > 1.1, "{lo} {hi}");
+        assert_eq!(o.verdict, Verdict::Inconclusive);
+        // The same machine steady: every repetition +8%, a winner.
+        let mut t2 = t.clone();
+        for (k, cell) in t2.iter_mut() {
+            cell.values = b[k].values.iter().map(|x| x * 1.08).collect();
+        }
+        let o = overall(compare_cells(&t2, &b, 5.0).values(), 5.0);
+        assert_eq!(o.verdict, Verdict::Faster, "{o:?}");
+        assert!((o.geo_ratio - 1.08).abs() < 1e-9, "{o:?}");
+    }
+
+    #[test]
+    fn separate_runs_are_never_decided() {
+        // Issue 18: two blocks of time, every cell +9%: a ratio, no interval, no winner.
+        let mut t = BTreeMap::new();
+        let mut b = BTreeMap::new();
+        for i in 0..324u64 {
+            let mut a = of_one_run(&[109.0, 109.5, 108.5]);
+            a.run_id = Some("r2".into());
+            t.insert((i, 1), a);
+            b.insert((i, 1), of_one_run(&[100.0, 100.5, 99.5]));
+        }
+        let c = compare_cells(&t, &b, 5.0);
+        assert!(c
+            .values()
+            .all(|c| !c.paired && c.verdict == Verdict::Inconclusive));
+        let o = overall(c.values(), 5.0);
+        assert_eq!(o.replicates, Replicates::SeparateRuns);
+        assert_eq!((o.ci, o.p, o.verdict), (None, None, Verdict::Inconclusive));
+        assert!((o.geo_ratio - 1.09).abs() < 0.001, "{o:?}");
     }
 
     #[test]

@@ -32,14 +32,23 @@ pub struct Finding {
     pub significant: Option<bool>,
 }
 
-fn evidence(o: &Overall) -> String {
-    let p = match o.p {
-        Some(_) => format!(
-            "Wilcoxon signed-rank {} over {} cells",
+/// How the summary was tested, and what its cells said: "t-test over 6 paired
+/// repetitions p=0.012, 40 cells; ...".
+pub fn evidence(o: &Overall) -> String {
+    let p = match (o.replicates, o.p) {
+        (compare::Replicates::Repetitions(n), Some(_)) => format!(
+            "t-test over {n} paired repetitions {}, {} cells",
             format::p(o.p),
             o.cells
         ),
-        None => format!("{} cell(s), too few for a signed-rank test", o.cells),
+        (compare::Replicates::Repetitions(n), None) => format!(
+            "{} cell(s), {n} repetitions in common: too few to test",
+            o.cells
+        ),
+        (compare::Replicates::SeparateRuns, _) => format!(
+            "{} cells from separate runs: one block of time each, so a difference may be the runs' and is never called; measure both in one run",
+            o.cells
+        ),
     };
     if o.testable > 0 {
         format!(
@@ -99,7 +108,7 @@ pub fn generate(a: &Analysis) -> Vec<Finding> {
                     )
                 };
                 format!(
-                    "{}: {faster} is faster than {slower} by {} (geometric mean of per-cell ratios, 95% interval; {}).",
+                    "{}: {faster} is faster than {slower} by {} (geometric mean ratio, 95% interval; {}).",
                     op.op,
                     compare::change_with_ci(r, ci),
                     evidence(&o)

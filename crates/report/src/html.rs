@@ -120,7 +120,7 @@ pub fn render(a: &Analysis) -> String {
     // The answer.
     h.push_str("<h2 id=answer>The answer</h2>");
     if a.labels.len() >= 2 && !a.classes.is_empty() {
-        h.push_str("<p>Who is faster, per operation and file-size class: the winner by the geometric mean of per-cell ratios against the runner-up, its margin with its 95% interval, and the verdict: a winner only when the margin is significant (Wilcoxon signed-rank over the cells, 5%) and at least the threshold; “equivalent” when the interval lies within the threshold; else “inconclusive”.</p><table><tr><th>operation</th>");
+        h.push_str("<p>Who is faster, per operation and file-size class: the winner by the geometric mean of per-cell ratios against the runner-up, its margin with its 95% interval, and the verdict: a winner only when the margin is significant (a t-test over the repetitions, each the mean log ratio of its cells measured side by side, 5%) and at least the threshold; cells of separate runs get no verdict; “equivalent” when the interval lies within the threshold; else “inconclusive”.</p><table><tr><th>operation</th>");
         for c in SizeClass::ALL {
             let _ = write!(
                 h,
@@ -267,7 +267,7 @@ pub fn render(a: &Analysis) -> String {
     cache_table(&mut h, a);
     env_table(&mut h, a);
 
-    h.push_str("<h2 id=method>Method</h2><p class=note>Per cell: median, mean, min, max and coefficient of variation over repetitions; the distribution-free 95% interval of the median from order statistics (from 6 repetitions; the rule --reps auto stops on). Comparisons: ratio of medians; Welch's t-test on log throughput decides significance, with Benjamini-Hochberg adjustment over the cells of each operation (q &lt; 0.05), and its 95% interval of the ratio; a winner is called only when a difference is significant and at least the threshold, “equivalent” when the interval lies within it; Mann-Whitney U is shown on hover (with 3 repetitions a side its smallest two-sided p is 0.1, so it cannot decide alone). Size classes: winner by the geometric mean of per-cell ratios, significance by the Wilcoxon signed-rank test over cells (with fewer than 6 cells: every cell significant in the same direction). Imported IOzone and fio figures count as one repetition each. See docs/statistics.md.</p>");
+    h.push_str("<h2 id=method>Method</h2><p class=note>Per cell: median, mean, min, max and coefficient of variation over repetitions; the distribution-free 95% interval of the median from order statistics (from 6 repetitions; the rule --reps auto stops on). Comparisons: ratio of medians; a t-test on log throughput, paired by repetition (both targets measured side by side in one run), decides significance, with Benjamini-Hochberg adjustment over the cells of each operation (q &lt; 0.05), and its 95% interval of the ratio; a winner is called only when a difference is significant and at least the threshold, “equivalent” when the interval lies within it; Mann-Whitney U is shown on hover (with 3 repetitions a side its smallest two-sided p is 0.1, so it cannot decide alone). Cells of separate runs (one block of time a side) get a ratio, never a verdict. Size classes and findings: the replicates are the repetitions, not the cells: per repetition the mean log ratio over the cells, then a t-test and interval over the repetitions. Imported IOzone and fio figures count as one repetition each. See docs/statistics.md.</p>");
     h.push_str("</main></body></html>");
     h
 }

@@ -32,11 +32,21 @@ pub fn cv_pct(values: &[f64]) -> Option<f64> {
     (m > 0.0).then(|| v.sqrt() / m * 100.0)
 }
 
-/// Indices of outliers. From five values: further than 3.5 robust z-scores (MAD-based,
-/// Iglewicz-Hoaglin) from the median and more than 10% away from it. With three or four
-/// values the MAD is too unstable, so only a value more than 25% from the median and more
-/// than 3 times as far from it as the others' whole range is flagged.
-pub fn outliers(values: &[f64]) -> Vec<usize> {
+/// A repetition far from the others, by index into the values; `severe` beyond Tukey's
+/// outer fence (3 IQR), else beyond the inner one (1.5 IQR).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Outlier {
+    pub index: usize,
+    pub severe: bool,
+}
+
+/// Outliers among repetitions. From five values: Tukey's fences, as criterion classifies
+/// them (below Q1 − 1.5·IQR or above Q3 + 1.5·IQR mild, 3·IQR severe; quartiles
+/// interpolated), and more than 10% from the median, so that a tight cell's 1% wobble is
+/// never flagged. With three or four values the quartiles mean nothing, so only a value
+/// more than 25% from the median and more than 3 times as far from it as the others'
+/// whole range is flagged (severe).
+pub fn outliers(values: &[f64]) -> Vec<Outlier> {
     let n = values.len();
     if n < 3 {
         return Vec::new();
@@ -60,27 +70,39 @@ pub fn outliers(values: &[f64]) -> Vec<usize> {
         let spread = others.iter().copied().fold(f64::NEG_INFINITY, f64::max)
             - others.iter().copied().fold(f64::INFINITY, f64::min);
         return if far > 0.25 * med.abs() && far > 3.0 * spread {
-            vec![i]
+            vec![Outlier {
+                index: i,
+                severe: true,
+            }]
         } else {
             Vec::new()
         };
     }
-    let dev: Vec<f64> = values.iter().map(|x| (x - med).abs()).collect();
-    let mad = median(&dev);
+    let (q1, q3) = (quantile(values, 0.25), quantile(values, 0.75));
+    let iqr = q3 - q1;
+    let beyond = |x: f64, k: f64| x < q1 - k * iqr || x > q3 + k * iqr;
     values
         .iter()
         .enumerate()
-        .filter(|(_, &x)| {
-            let far = (x - med).abs() > 0.10 * med.abs();
-            let robust_z = if mad > 0.0 {
-                0.6745 * (x - med).abs() / mad
-            } else {
-                f64::INFINITY
-            };
-            far && robust_z > 3.5
+        .filter(|(_, &x)| (x - med).abs() > 0.10 * med.abs() && beyond(x, 1.5))
+        .map(|(index, &x)| Outlier {
+            index,
+            severe: beyond(x, 3.0),
         })
-        .map(|(i, _)| i)
         .collect()
+}
+
+/// The `q` quantile (0 to 1) of `values`, interpolated between order statistics (R's
+/// type 7, as criterion and numpy compute quartiles).
+pub fn quantile(values: &[f64], q: f64) -> f64 {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    let Some(last) = v.len().checked_sub(1) else {
+        return f64::NAN;
+    };
+    let h = q.clamp(0.0, 1.0) * last as f64;
+    let (lo, hi) = (h.floor() as usize, h.ceil() as usize);
+    v[lo] + (h - lo as f64) * (v[hi] - v[lo])
 }
 
 /// Welch's two-sample t-test on the logarithms of positive values (so a ratio of
@@ -133,19 +155,15 @@ pub fn welch_log_ci(a: &[f64], b: &[f64]) -> Option<(f64, f64)> {
     Some(((d - half).exp(), (d + half).exp()))
 }
 
-/// The paired t-test of log ratios (`ln a - ln b` per pair): two-sided p and the 95%
-/// interval of the ratio of geometric means. `None` below two pairs or for a value that is
-/// not positive; pairs that all agree give p = 1 for a ratio of 1 and p = 0 otherwise.
-pub fn paired_log_t(pairs: &[(f64, f64)]) -> Option<(f64, (f64, f64))> {
-    if pairs.len() < 2
-        || pairs
-            .iter()
-            .any(|&(a, b)| !(a > 0.0 && b > 0.0 && a.is_finite() && b.is_finite()))
-    {
+/// One-sample t-test of log ratios against 0 (ratio 1), two-sided: the p and the 95%
+/// interval of the geometric mean ratio; for paired values, give `ln a - ln b` per pair.
+/// `None` below two values; values that all agree give p = 1 for a ratio of 1 and p = 0
+/// otherwise.
+pub fn mean_log_t(d: &[f64]) -> Option<(f64, (f64, f64))> {
+    if d.len() < 2 || d.iter().any(|x| !x.is_finite()) {
         return None;
     }
-    let d: Vec<f64> = pairs.iter().map(|(a, b)| a.ln() - b.ln()).collect();
-    let (m, v, n) = (mean(&d), variance(&d)?, d.len() as f64);
+    let (m, v, n) = (mean(d), variance(d)?, d.len() as f64);
     if v <= 0.0 {
         return Some((if m.abs() < 1e-12 { 1.0 } else { 0.0 }, (m.exp(), m.exp())));
     }
@@ -371,9 +389,23 @@ mod tests {
 
     #[test]
     fn outliers_need_distance() {
-        assert_eq!(outliers(&[100.0, 101.0, 99.0, 100.5, 300.0]), vec![4]);
+        let at = |v: &[f64]| -> Vec<(usize, bool)> {
+            outliers(v).iter().map(|o| (o.index, o.severe)).collect()
+        };
+        assert_eq!(at(&[100.0, 101.0, 99.0, 100.5, 300.0]), [(4, true)]);
         assert!(outliers(&[100.0, 100.0, 101.0]).is_empty());
         assert!(outliers(&[100.0, 101.0, 115.0]).is_empty());
-        assert_eq!(outliers(&[100.0, 101.0, 300.0]), vec![2]);
+        assert_eq!(at(&[100.0, 101.0, 300.0]), [(2, true)]);
+        // Tukey's fences: Q1 = 95.75, Q3 = 102.5 (IQR 6.75) over these eight; 80 is below
+        // the inner fence (85.6) but not the outer (75.5): mild; 60 is severe.
+        let v = [96.0, 98.0, 100.0, 102.0, 104.0, 95.0, 105.0, 80.0];
+        assert_eq!(quantile(&v, 0.25), 95.75);
+        assert_eq!(at(&v), [(7, false)]);
+        assert_eq!(
+            at(&[96.0, 98.0, 100.0, 102.0, 104.0, 95.0, 105.0, 60.0]),
+            [(7, true)]
+        );
+        // A tight cell: outside the fences but within 10% of the median: not flagged.
+        assert!(outliers(&[100.0, 100.1, 100.0, 100.1, 100.0, 103.0]).is_empty());
     }
 }

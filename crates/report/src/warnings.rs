@@ -153,13 +153,17 @@ pub fn collect(ops: &[OpData], labels: &[String], records: &[Record]) -> Vec<War
                 .filter(|(_, c)| !c.outliers.is_empty())
                 .collect();
             if let Some((k, c)) = out_cells.first() {
-                let i = c.outliers[0];
+                let i = c.outliers[0].index;
+                let severe = out_cells
+                    .iter()
+                    .filter(|(_, c)| c.outliers.iter().any(|o| o.severe))
+                    .count();
                 out.push(Warning {
                     kind: WarnKind::Outliers,
                     label: label.clone(),
                     op: op.op.clone(),
                     text: format!(
-                        "{} cells have an outlying repetition (e.g. {} / {}: repetition {} at {} against a median of {})",
+                        "{} cells have an outlying repetition, {severe} of them severe (Tukey's fences; a cell's median is not moved by them; e.g. {} / {}: repetition {} at {} against a median of {})",
                         out_cells.len(),
                         format::size(k.0),
                         format::size(k.1),

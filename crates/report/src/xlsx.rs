@@ -76,7 +76,7 @@ pub fn render(a: &Analysis) -> Result<Vec<u8>> {
             "winner",
             "runner-up",
             "margin %",
-            "signed-rank p",
+            "p (paired repetitions)",
             "significant",
         ],
         &bold,

@@ -11,9 +11,10 @@ use sharebench_core::size::{parse_size, BareUnit};
 use sharebench_report::analysis::{Analysis, CellKey, CellStats};
 use sharebench_report::classes::SizeClass;
 use sharebench_report::compare::{self, Comparison, ALPHA};
+use sharebench_report::findings;
 use sharebench_report::format;
 use sharebench_report::stats;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// What a run says of one claim.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -227,9 +228,7 @@ fn faster(data: &StepData, a: &str, b: &str, ops: &[String], class: Option<&str>
         compare::Verdict::Inconclusive => {
             compare::data_to_decide(o.geo_ratio, o.ci, an.threshold_pct)
                 .map(|k| {
-                    format!(
-                "; deciding it would take about {k:.1}x the cells or repetitions at this spread"
-            )
+                    format!("; deciding it would take about {k:.1}x the repetitions at this spread")
                 })
                 .unwrap_or_default()
         }
@@ -238,17 +237,12 @@ fn faster(data: &StepData, a: &str, b: &str, ops: &[String], class: Option<&str>
     Outcome {
         verdict: claim_verdict(o.verdict),
         found: format!(
-            "{a} vs {b}: {} ({}; geometric mean of per-cell ratios, 95% interval) over {} cells of {}{}, signed-rank {}; {} cells faster, {} slower, {} equivalent, {} testable{to_decide}",
+            "{a} vs {b}: {} ({}; geometric mean ratio, 95% interval) over {}{}: {}{to_decide}",
             compare::change_with_ci(o.geo_ratio, o.ci),
             outcome_words(o.verdict, an.threshold_pct),
-            o.cells,
             ops.join("/"),
             scope_note(class),
-            format::p(o.p),
-            o.faster,
-            o.slower,
-            o.equivalent,
-            o.testable
+            findings::evidence(&o),
         ),
     }
 }
@@ -537,7 +531,8 @@ fn metric_of(r: &Record, m: Metric) -> Option<f64> {
     .filter(|v| v.is_finite() && *v > 0.0)
 }
 
-/// Values of `metric` over the `ok` single or aggregate records of `name`'s `op`.
+/// The values of metric `m` over the `ok` single or aggregate records of `name`'s `op`
+/// (one per repetition), and the runs they come from.
 fn metric_values(
     ev: &dyn Evidence,
     step: &str,
@@ -545,19 +540,24 @@ fn metric_values(
     op: &str,
     m: Metric,
     streams: Option<u32>,
-) -> Vec<f64> {
+) -> (Vec<f64>, BTreeSet<String>) {
     let (step, target) = reference(ev, step, name);
-    ev.step(step)
+    let records: Vec<&Record> = ev
+        .step(step)
         .map(|d| {
             d.records
                 .iter()
                 .filter(|r| r.target == target && r.op == op && r.status == Status::Ok)
                 .filter(|r| r.scope != Scope::Worker)
                 .filter(|r| streams.is_none() || r.figures.streams == streams)
-                .filter_map(|r| metric_of(r, m))
+                .filter(|r| metric_of(r, m).is_some())
                 .collect()
         })
-        .unwrap_or_default()
+        .unwrap_or_default();
+    (
+        records.iter().filter_map(|r| metric_of(r, m)).collect(),
+        records.iter().map(|r| r.run_id.clone()).collect(),
+    )
 }
 
 fn show(m: Metric, v: f64) -> String {
@@ -578,8 +578,12 @@ fn better(
     m: Metric,
     streams: Option<u32>,
 ) -> Outcome {
-    let va = metric_values(ev, step, a, op_a, m, streams);
-    let vb = metric_values(ev, step, b, op_b, m, streams);
+    let (va, runs_a) = metric_values(ev, step, a, op_a, m, streams);
+    let (vb, runs_b) = metric_values(ev, step, b, op_b, m, streams);
+    // Two steps are two blocks of time: a timed metric may differ by what drifted between
+    // them (docs/statistics.md, "Replicates"). Extents count how a file was allocated,
+    // which the machine's load does not move.
+    let separate_runs = runs_a.is_disjoint(&runs_b) && m != Metric::Extents;
     if va.is_empty() || vb.is_empty() {
         return not_tested(format!(
             "no records with a {} for both {a} {op_a} and {b} {op_b}",
@@ -599,14 +603,20 @@ fn better(
         ma > mb
     };
     let verdict = match p {
+        _ if separate_runs => Verdict::Inconclusive,
         Some(p) if p < ALPHA && a_better => Verdict::Agrees,
         Some(p) if p < ALPHA => Verdict::Disagrees,
         _ => Verdict::Inconclusive,
     };
+    let blocks = if separate_runs {
+        "; measured in separate runs, one block of time each: not decided"
+    } else {
+        ""
+    };
     Outcome {
         verdict,
         found: format!(
-            "{op}{}{}: {a} {} vs {b} {} (medians of {} and {} values, ratio {:.2}, Welch {})",
+            "{op}{}{}: {a} {} vs {b} {} (medians of {} and {} values, ratio {:.2}, Welch {}{blocks})",
             if op.is_empty() { "" } else { " " },
             m.name(),
             show(m, ma),
@@ -623,7 +633,7 @@ fn ranking(ev: &dyn Evidence, step: &str, order: &[String], op: &str, m: Metric)
     let mut measured: Vec<(String, Vec<f64>, f64)> = Vec::new();
     let mut missing = Vec::new();
     for t in order {
-        let v = metric_values(ev, step, t, op, m, None);
+        let (v, _) = metric_values(ev, step, t, op, m, None);
         if v.is_empty() {
             missing.push(t.clone());
         } else {
@@ -844,6 +854,8 @@ mod tests {
                             cpu_util_pct: 50.0,
                             cpu_total_s: 0.5,
                             status: Status::Ok,
+                            // One run: the two targets measured side by side.
+                            run_id: "r1".into(),
                             ..Record::default()
                         });
                     }
@@ -941,6 +953,15 @@ mod tests {
             streams: None,
         };
         assert_eq!(evaluate(&check, &ev, true).verdict, Verdict::Agrees);
+        // The same figures, b from another run (a study step of its own): two blocks of
+        // time, so a timed metric is shown and never decided.
+        let mut data = matrix(1000.0, 2000.0, 0.01);
+        for r in data.records.iter_mut().filter(|r| r.target == "b") {
+            r.run_id = "r2".into();
+        }
+        let o = evaluate(&check, &One(data, Vec::new()), true);
+        assert_eq!(o.verdict, Verdict::Inconclusive, "{}", o.found);
+        assert!(o.found.contains("separate runs"), "{}", o.found);
         let missing = Check::Better {
             step: "m".into(),
             a: "a".into(),

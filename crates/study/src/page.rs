@@ -8,8 +8,7 @@ use crate::check::{Outcome, Verdict};
 use crate::state::StepStatus;
 use crate::RunEvidence;
 use sharebench_report::classes::SizeClass;
-use sharebench_report::format;
-use sharebench_report::stats;
+use sharebench_report::compare;
 use sharebench_report::svg::esc;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -85,29 +84,24 @@ fn tally_text(v: &RunView) -> String {
 pub fn headline(v: &RunView) -> Option<String> {
     let ans = v.run.study.answer.as_ref()?;
     let an = v.run.steps.get(&ans.step)?.analysis.as_ref()?;
-    let mut ratios = Vec::new();
+    // Every cell of every operation, compared as the claims compare them: replicates are
+    // the repetitions measured side by side.
+    let mut all = Vec::new();
     for op in &an.ops {
         let (Some(ca), Some(cb)) = (op.cells.get(&ans.a), op.cells.get(&ans.b)) else {
             continue;
         };
-        for (k, sa) in ca {
-            if let Some(sb) = cb.get(k) {
-                if sa.median > 0.0 && sb.median > 0.0 {
-                    ratios.push((sa.median / sb.median).ln());
-                }
-            }
-        }
+        all.extend(compare::compare_cells(ca, cb, an.threshold_pct).into_values());
     }
-    if ratios.is_empty() {
+    let o = compare::overall(all.iter(), an.threshold_pct);
+    if o.cells == 0 {
         return None;
     }
-    let geo = stats::mean(&ratios).exp();
-    let p = stats::signed_rank_p(&ratios);
-    let sig = p.is_some_and(|p| p < 0.05);
-    let (winner, loser, r) = if geo >= 1.0 {
-        (&ans.a, &ans.b, geo)
+    let (winner, loser, r, ci) = if o.geo_ratio >= 1.0 {
+        (&ans.a, &ans.b, o.geo_ratio, o.ci)
     } else {
-        (&ans.b, &ans.a, 1.0 / geo)
+        let inverse = o.ci.map(|(lo, hi)| (1.0 / hi, 1.0 / lo));
+        (&ans.b, &ans.a, 1.0 / o.geo_ratio, inverse)
     };
     // CPU time over measured time, all cells together: the servers' CPU is read in clock
     // ticks (10 ms), too coarse for a median of millisecond measurements.
@@ -131,24 +125,27 @@ pub fn headline(v: &RunView) -> Option<String> {
         }
         (wall > 0.0).then(|| format!("{:.0}%", 100.0 * cpu / wall))
     };
-    let mut s = if sig {
-        format!(
-            "{winner} is faster than {loser}: {} over {} cells of every operation (geometric mean of per-cell ratios, signed-rank {})",
-            format::change(r),
-            ratios.len(),
-            format::p(p)
-        )
-    } else {
-        format!(
-            "Neither {} nor {} is faster overall: {} vs {} differs by {} over {} cells, not significant ({})",
+    let evidence = sharebench_report::findings::evidence(&o);
+    let mut s = match o.verdict {
+        compare::Verdict::Faster | compare::Verdict::Slower => format!(
+            "{winner} is faster than {loser}: {} over every operation (geometric mean ratio, 95% interval; {evidence})",
+            compare::change_with_ci(r, ci),
+        ),
+        compare::Verdict::Equivalent => format!(
+            "{} and {} are equivalent within ±{}%: {} over every operation ({evidence})",
+            ans.a,
+            ans.b,
+            an.threshold_pct,
+            compare::change_with_ci(o.geo_ratio, o.ci),
+        ),
+        _ => format!(
+            "Neither {} nor {} is decided faster overall: {} vs {} differs by {} ({evidence})",
             ans.a,
             ans.b,
             ans.a,
             ans.b,
-            format::change(geo),
-            ratios.len(),
-            format::p(p)
-        )
+            compare::change_with_ci(o.geo_ratio, o.ci),
+        ),
     };
     for label in [&ans.a, &ans.b] {
         if let Some(c) = cpu(label, false) {

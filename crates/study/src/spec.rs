@@ -364,6 +364,7 @@ impl Study {
                     step.id
                 ));
             }
+            self.check_configurations(step)?;
             match (&step.run, &step.action) {
                 (None, None) => return Err(format!("step '{}': give run or action", step.id)),
                 (None, Some(Action::Failover { .. })) => {
@@ -402,6 +403,40 @@ impl Study {
         if let Some(a) = &self.answer {
             if a.step != ALL_STEPS && !ids.contains(a.step.as_str()) {
                 return Err(format!("answer reads unknown step '{}'", a.step));
+            }
+        }
+        Ok(())
+    }
+
+    /// A step's `lab:TARGET@CONFIG` must name a configuration its lab holds (an item of
+    /// its `fs` list), and a step must not be called like one (`NAME@ID` reads step `ID`).
+    fn check_configurations(&self, step: &Step) -> Result<(), String> {
+        let needs = self
+            .lab
+            .clone()
+            .unwrap_or_default()
+            .merged(step.lab.as_ref());
+        let items: Vec<&str> = needs.fs().split(',').map(str::trim).collect();
+        if items.contains(&step.id.as_str()) {
+            return Err(format!(
+                "step id '{}' is also a configuration of its lab; name the step otherwise",
+                step.id
+            ));
+        }
+        // The lab's flags add to every item's name; the items alone are then no guide.
+        if needs.write_order == Some(true) || needs.strict_allocate == Some(true) {
+            return Ok(());
+        }
+        let run = step.run.as_deref().unwrap_or_default();
+        for token in run.split_whitespace().filter(|t| t.starts_with("lab:")) {
+            if let Some((_, config)) = token.split_once('@') {
+                if !items.contains(&config) {
+                    return Err(format!(
+                        "step '{}': {token} names a configuration its lab does not have (fs = \"{}\")",
+                        step.id,
+                        needs.fs()
+                    ));
+                }
             }
         }
         Ok(())
@@ -529,6 +564,16 @@ check = { kind = "faster", step = "m", a = "x", b = "y", ops = ["write"] }
             .contains("unknown variable '{nope}'"));
         let bad_step = MINIMAL.replace("step = \"m\", a", "step = \"z\", a");
         assert!(Study::parse(&bad_step).unwrap_err().contains("step 'z'"));
+        // A configuration the step's lab does not hold, and a step named like one.
+        let side_by_side = MINIMAL.replace(
+            "run = \"/tmp -i",
+            "lab = { fs = \"xfs,ext4\" }\nrun = \"lab:nfs3@xfs lab:nfs3@ext4 -i",
+        );
+        assert!(Study::parse(&side_by_side).is_ok());
+        let e = Study::parse(&side_by_side.replace("@ext4", "@btrfs")).unwrap_err();
+        assert!(e.contains("lab:nfs3@btrfs names a configuration"), "{e}");
+        let e = Study::parse(&side_by_side.replace("id = \"m\"", "id = \"xfs\"")).unwrap_err();
+        assert!(e.contains("step id 'xfs'"), "{e}");
         let bad_field = MINIMAL.replace("about = \"A\"", "about = \"A\"\nverdict = \"agrees\"");
         let e = Study::parse(&bad_field).unwrap_err();
         assert!(e.contains("line ") && e.contains("verdict"), "{e}");
