@@ -7,8 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-target/release/sharebench}
 ROUNDS=${ROUNDS:-5}
-# BENCH_ONLY=fio,native,workloads,mpi,repro runs only the named sections (default: all).
-BENCH_ONLY=${BENCH_ONLY:-fio,native,workloads,mpi,repro}
+# BENCH_ONLY=fio,native,workloads,mpi,repro,flip runs only the named sections (default: all).
+BENCH_ONLY=${BENCH_ONLY:-fio,native,workloads,mpi,repro,flip}
 want() { [[ ",$BENCH_ONLY," == *",$1,"* ]]; }
 WORK=$(mktemp -d /dev/shm/sharebench-bench.XXXXXX)
 OUT=$(mktemp -d /tmp/sharebench-bench-out.XXXXXX)
@@ -332,3 +332,51 @@ PY
   "$BIN" report "$aa" --out "$rep" | grep -E "findings" | sed 's/^/A\/A check (must name no winner): /'
 }
 if want repro; then repro_bench; fi
+
+# --- Issue 18: a verdict must not flip ------------------------------------------------------
+# Target: FLIP_RUNS (default 2; the issue's bar: 3) runs of the comparison study
+# nfs-server-configs at quick scale, each measuring xfs and ext4 side by side in one lab,
+# give the same headline winner (or none), and no xfs-vs-ext4 or v4.1-vs-v3 claim is
+# decided one way in one run and the other way in another. Needs root (the lab).
+flip_bench() {
+  local runs=${FLIP_RUNS:-2} logs=()
+  if [[ $EUID -ne 0 ]]; then echo "flip: needs root (the lab); skipped"; return 0; fi
+  for i in $(seq "$runs"); do
+    local d="$OUT/flip.$i"
+    "$BIN" study run nfs-server-configs --scale quick --out "$d" >"$d.log" 2>&1 \
+      || { echo "flip: study run $i failed (see $d.log)"; tail -3 "$d.log"; return 0; }
+    logs+=("$d.log")
+  done
+  python3 - "${logs[@]}" <<'PY'
+import re, sys
+runs = []
+for path in sys.argv[1:]:
+    lines = open(path).read().splitlines()
+    head = next((l for l in lines if re.search(r"^\S+ is faster than |^\S+ and \S+ are equivalent|^Neither ", l)), "?")
+    claims = {}
+    for l in lines:
+        # A claim or figure: its id, its change, and the comparison's own verdict.
+        m = re.match(r"\s+(?:agrees|disagrees|inconclusive|measured)\s+(\S+): .*?: ([+-]\d+\.\d)% \[.*?\] \((faster|slower|equivalent|inconclusive)", l)
+        if m:
+            claims[m.group(1)] = (m.group(3), float(m.group(2)))
+    winner = re.match(r"(\S+) is faster than", head)
+    verdict = winner.group(1) if winner else ("equivalent" if " are equivalent" in head else "none")
+    runs.append((verdict, head.split(" (")[0], claims))
+for i, (w, h, _) in enumerate(runs, 1):
+    print(f"flip run {i}: headline: {h}")
+same_head = len({w for w, _, _ in runs}) == 1
+flips, sign_changes = [], []
+for cid in sorted(set().union(*(c.keys() for _, _, c in runs))):
+    seen = [c[cid] for _, _, c in runs if cid in c]
+    decided = {v for v, _ in seen if v in ("faster", "slower")}
+    if len(decided) > 1 or (decided and any(v == "equivalent" for v, _ in seen)):
+        flips.append(cid)
+    if len({x > 0 for _, x in seen}) > 1:
+        sign_changes.append(cid)
+    print(f"  {cid:<28} " + "  ".join(f"{v} {x:+.1f}%" for v, x in seen))
+print(f"{'flip check (nfs-server-configs)':<34} {len(runs)} runs: headline winner the same: {'yes' if same_head else 'NO'}; "
+      f"figures called a winner in one run and reversed or equivalent in another: {len(flips)} (target 0){' ' + ', '.join(flips) if flips else ''}; "
+      f"figures changing sign: {len(sign_changes)}{' ' + ', '.join(sign_changes) if sign_changes else ''}")
+PY
+}
+if want flip; then flip_bench; fi

@@ -1,5 +1,5 @@
 //! `--cpus`: which CPUs the run's threads may use. Set on the calling thread before the
-//! workers start, so they inherit it. Not: the lab servers' placement.
+//! workers start, so they inherit it. Not: the lab servers' placement (`lab up --server-cpus`).
 
 use nix::sched::{sched_getaffinity, sched_setaffinity, CpuSet};
 use nix::unistd::Pid;
