@@ -82,7 +82,7 @@ fn a_local_study_runs_and_reports_every_claim_from_its_records() {
         ["agrees", "disagrees", "inconclusive"]
             .iter()
             .any(|v| line.contains(v))
-            && line.contains("cells of write/rewrite"),
+            && line.contains("over write/rewrite: t-test over 3 paired repetitions"),
         "{line}"
     );
     let html = std::fs::read_to_string(out.join("report/report.html")).unwrap();
