@@ -7,8 +7,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-target/release/sharebench}
 ROUNDS=${ROUNDS:-5}
-# BENCH_ONLY=fio,native,workloads,mpi,repro,flip runs only the named sections (default: all).
-BENCH_ONLY=${BENCH_ONLY:-fio,native,workloads,mpi,repro,flip}
+# BENCH_ONLY=fio,native,workloads,mpi,repro,flip,iozone runs only the named sections (default:
+# all). The iozone section needs IOZONE=/path/to/iozone (3.5, built outside the repository).
+BENCH_ONLY=${BENCH_ONLY:-fio,native,workloads,mpi,repro,flip,iozone}
 want() { [[ ",$BENCH_ONLY," == *",$1,"* ]]; }
 WORK=$(mktemp -d /dev/shm/sharebench-bench.XXXXXX)
 OUT=$(mktemp -d /tmp/sharebench-bench-out.XXXXXX)
@@ -380,3 +381,44 @@ print(f"{'flip check (nfs-server-configs)':<34} {len(runs)} runs: headline winne
 PY
 }
 if want flip; then flip_bench; fi
+
+# --- Issue 12: 4 KiB reads against IOzone, the stricter peer -------------------------------
+# Target: on a 64 MiB tmpfs file at 4 KiB records, with latency histograms on (always),
+# sharebench's read and reread within +-10% of IOzone's (-i 0 -i 1), interleaved, ROUNDS
+# rounds: with default settings (100 ms samples) and, for reference, a single pass
+# (--min-sample-time 0, IOzone's own semantics).
+iozone_bench() {
+  if [[ -z "${IOZONE:-}" || ! -x "${IOZONE:-}" ]]; then
+    echo "iozone: set IOZONE=/path/to/iozone (IOzone 3.5 built from source) to compare; skipped"
+    return 0
+  fi
+  local d="$WORK/k4" rows="$OUT/k4.rows"
+  mkdir -p "$d"; : >"$rows"
+  for i in $(seq "$ROUNDS"); do
+    "$IOZONE" -i 0 -i 1 -s 64m -r 4k -f "$d/ioz.tmp" 2>/dev/null \
+      | awk '/^ +65536 +4 /{print "iozone", $5, $6}' >>"$rows"
+    rm -f "$d/ioz.tmp"
+    for mst in 100ms 0; do
+      rm -rf "$OUT/k4.$mst"
+      "$BIN" run "$d" -i write,rewrite,read,reread --file-sizes 64m --record-sizes 4k \
+        --reps 1 --min-sample-time "$mst" --out "$OUT/k4.$mst" >/dev/null 2>&1 || { echo "iozone: run failed"; return 0; }
+      python3 - "$OUT/k4.$mst/results.jsonl" "$mst" >>"$rows" <<'PY'
+import json, sys
+d = {json.loads(l)["op"]: json.loads(l)["throughput_kib_s"] for l in open(sys.argv[1])}
+print("sharebench-" + sys.argv[2], d["read"], d["reread"])
+PY
+    done
+  done
+  python3 - "$rows" <<'PY'
+import statistics as st, sys
+rows = [l.split() for l in open(sys.argv[1])]
+ioz = [(float(r[1]), float(r[2])) for r in rows if r[0] == "iozone"]
+for kind, label in (("sharebench-100ms", "default samples"), ("sharebench-0", "single pass")):
+    sb = [(float(r[1]), float(r[2])) for r in rows if r[0] == kind]
+    for i, op in ((0, "read"), (1, "reread")):
+        q = sorted(s[i] / o[i] for s, o in zip(sb, ioz))
+        print(f"{'4k ' + op + ' vs IOzone, ' + label:<34} median ratio {st.median(q):.2f}x "
+              f"(range {q[0]:.2f}-{q[-1]:.2f}, {len(q)} interleaved rounds; target 0.90-1.10 with default samples)")
+PY
+}
+if want iozone; then iozone_bench; fi

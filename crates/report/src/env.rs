@@ -6,6 +6,7 @@
 
 use crate::analysis::Source;
 use crate::format;
+use sharebench_core::manifest::TargetManifest;
 use sharebench_core::record::Record;
 
 /// Rows of (what, value per label, differs).
@@ -102,6 +103,16 @@ pub fn table(sources: &[Source], records: &[Record]) -> EnvTable {
                 .unwrap_or_else(|| "–".into())
         })
     };
+    // A field of the manifest's entry for the source's target.
+    let of_target = |f: fn(&TargetManifest) -> Option<String>| -> Getter {
+        Box::new(move |s: &Source, _: &[&Record]| {
+            s.manifest
+                .as_ref()
+                .and_then(|m| m.targets.iter().find(|x| x.name == s.target))
+                .and_then(f)
+                .unwrap_or_else(|| "–".into())
+        })
+    };
     let rows: Vec<(&str, Getter)> = vec![
         (
             "source",
@@ -127,46 +138,10 @@ pub fn table(sources: &[Source], records: &[Record]) -> EnvTable {
                 distinct(r.iter().map(|r| format!("{} / {}", r.backend, r.client)))
             }),
         ),
-        (
-            "file system",
-            m(|m, t| {
-                m.targets
-                    .iter()
-                    .find(|x| x.name == t)
-                    .and_then(|x| x.fs_type.clone())
-                    .unwrap_or_else(|| "–".into())
-            }),
-        ),
-        (
-            "server's file system",
-            m(|m, t| {
-                m.targets
-                    .iter()
-                    .find(|x| x.name == t)
-                    .and_then(|x| x.server_fs.clone())
-                    .unwrap_or_else(|| "–".into())
-            }),
-        ),
-        (
-            "mount point",
-            m(|m, t| {
-                m.targets
-                    .iter()
-                    .find(|x| x.name == t)
-                    .and_then(|x| x.mount_point.clone())
-                    .unwrap_or_else(|| "–".into())
-            }),
-        ),
-        (
-            "mount options",
-            m(|m, t| {
-                m.targets
-                    .iter()
-                    .find(|x| x.name == t)
-                    .and_then(|x| x.mount_options.clone())
-                    .unwrap_or_else(|| "–".into())
-            }),
-        ),
+        ("file system", of_target(|x| x.fs_type.clone())),
+        ("server's file system", of_target(|x| x.server_fs.clone())),
+        ("mount point", of_target(|x| x.mount_point.clone())),
+        ("mount options", of_target(|x| x.mount_options.clone())),
         (
             "cache policy",
             Box::new(|_: &Source, r: &[&Record]| distinct(r.iter().map(|r| r.cache.clone()))),
