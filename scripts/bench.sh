@@ -209,7 +209,9 @@ native_cleanup() {
     for _ in $(seq 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
     kill -KILL "$p" 2>/dev/null || true
   done
-  [ -n "${NDIR:-}" ] && rm -rf "$NDIR"
+  # Not `[ ... ] && rm`: its false status would end the EXIT trap under set -e before the
+  # work directories are removed.
+  if [ -n "${NDIR:-}" ]; then rm -rf "$NDIR"; fi
 }
 NPIDS=()
 NDIR=
@@ -306,7 +308,8 @@ repro_bench() {
   for i in $(seq "$runs"); do
     local d="$OUT/repro.$i"
     "$BIN" run "$WORK/repro" -i write,rewrite,read,reread --file-sizes 1m,4m,16m,64m \
-      --record-sizes 64k,1m --out "$d" >/dev/null 2>&1 || { echo "repro: run $i failed"; return 0; }
+      --record-sizes 64k,1m --out "$d" >/dev/null 2>"$d.err" \
+      || { echo "repro: run $i failed: $(tail -1 "$d.err")"; return 0; }
     dirs+=("$d")
   done
   python3 - "${dirs[@]}" <<'PY'
