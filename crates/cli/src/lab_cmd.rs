@@ -103,6 +103,14 @@ pub fn main(args: LabArgs) -> CliResult<()> {
             no_smb_fuse,
             server_cpus,
         } => {
+            // Bad input is refused before anything is built (exit 2).
+            lab::backing::Backing::parse_list(&fs, write_order, strict_allocate)
+                .map_err(|e| CliError::usage(format!("{e:#}")))?;
+            if let Some(cpus) = &server_cpus {
+                let list = crate::placement::parse_cpus(cpus)
+                    .map_err(|e| CliError::usage(format!("--server-cpus: {e}")))?;
+                crate::placement::allowed_set("--server-cpus", &list.0).map_err(CliError::usage)?;
+            }
             let state = lab::up(&UpOptions {
                 topology,
                 fs,

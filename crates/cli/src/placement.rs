@@ -37,18 +37,25 @@ pub fn parse_cpus(text: &str) -> Result<CpuList, String> {
 /// Restricts the calling thread (and the threads it starts) to `cpus`, each of which must
 /// be one this process may use now.
 pub fn pin(cpus: &[usize]) -> Result<(), String> {
-    let allowed = sched_getaffinity(Pid::from_raw(0)).map_err(|e| format!("--cpus: {e}"))?;
+    let set = allowed_set("--cpus", cpus)?;
+    sched_setaffinity(Pid::from_raw(0), &set).map_err(|e| format!("--cpus: {e}"))
+}
+
+/// `cpus` as a CPU set, when every one of them is a CPU this process may use now; the
+/// error names `option`.
+pub fn allowed_set(option: &str, cpus: &[usize]) -> Result<CpuSet, String> {
+    let allowed = sched_getaffinity(Pid::from_raw(0)).map_err(|e| format!("{option}: {e}"))?;
     let mut set = CpuSet::new();
     for &c in cpus {
         if !allowed.is_set(c).unwrap_or(false) {
             return Err(format!(
-                "--cpus: CPU {c} is not one this process may use (allowed: {})",
+                "{option}: CPU {c} is not one this process may use (allowed: {})",
                 list(&allowed)
             ));
         }
-        set.set(c).map_err(|e| format!("--cpus: CPU {c}: {e}"))?;
+        set.set(c).map_err(|e| format!("{option}: CPU {c}: {e}"))?;
     }
-    sched_setaffinity(Pid::from_raw(0), &set).map_err(|e| format!("--cpus: {e}"))
+    Ok(set)
 }
 
 fn list(set: &CpuSet) -> String {

@@ -54,6 +54,33 @@ fn repetition_rules_out_of_range() {
 }
 
 #[test]
+fn lab_up_refuses_bad_configurations_before_building_anything() {
+    // Checked before the lab is touched: no root, no state, no namespace needed.
+    assert_one_line_error(
+        &["lab", "up", "--fs", "zfs"],
+        2,
+        "unknown file system 'zfs'",
+    );
+    assert_one_line_error(&["lab", "up", "--fs", "xfs,xfs"], 2, "names 'xfs' twice");
+    assert_one_line_error(
+        &["lab", "up", "--fs", "ext4+fast"],
+        2,
+        "unknown option 'fast'",
+    );
+    assert_one_line_error(
+        &["lab", "up", "--fs", "xfs+write-order"],
+        2,
+        "ext3 and ext4 only",
+    );
+    assert_one_line_error(&["lab", "up", "--server-cpus", "1-0"], 2, "backwards");
+    assert_one_line_error(
+        &["lab", "up", "--server-cpus", "4095"],
+        2,
+        "not one this process may use",
+    );
+}
+
+#[test]
 fn record_larger_than_file() {
     let t = shm_dir();
     let p = t.path().to_str().unwrap();
