@@ -85,11 +85,6 @@ fn study_report(args: ReportArgs) -> CliResult<()> {
             "--baseline does not apply to studies (each claim names its own sides)",
         ));
     }
-    if args.threshold.is_some() {
-        return Err(CliError::usage(
-            "--threshold does not apply to studies yet: their claims use the default 5%",
-        ));
-    }
     sharebench_report::check_out_dir(&args.out).map_err(|e| CliError::usage(e.0))?;
     let mut runs = Vec::new();
     for (i, dir) in args.inputs.iter().enumerate() {
@@ -98,7 +93,8 @@ fn study_report(args: ReportArgs) -> CliResult<()> {
             (None, 1) => "this run".to_string(),
             (None, _) => format!("run{}", i + 1),
         };
-        let ev = sharebench_study::RunEvidence::load(dir).map_err(CliError::usage)?;
+        let ev =
+            sharebench_study::RunEvidence::load(dir, args.threshold).map_err(CliError::usage)?;
         runs.push((label, ev));
     }
     let (lines, warnings) =

@@ -53,6 +53,11 @@ pub struct StudyRunArgs {
     /// Continue an interrupted run in --out: finished steps are kept, the cut-off step runs again
     #[arg(long, requires = "out")]
     pub resume: bool,
+    /// The smallest difference, in percent, that decides a claim (a winner, or
+    /// "equivalent" within it); kept in study.json for re-reports (default 5; see
+    /// docs/statistics.md)
+    #[arg(long, value_name = "PCT", value_parser = crate::run_cmd::parse_percent)]
+    pub threshold: Option<f64>,
 }
 
 pub fn main(args: StudyArgs) -> CliResult<()> {
@@ -126,6 +131,10 @@ fn open_study_dir(a: &StudyRunArgs, study: &Study, text: &str) -> CliResult<(Pat
                 a.scale
             )));
         }
+        let mut st = st;
+        if a.threshold.is_some() {
+            st.threshold_pct = a.threshold;
+        }
         return Ok((dir, st));
     }
     let run_id = session::new_run_id();
@@ -163,6 +172,7 @@ fn open_study_dir(a: &StudyRunArgs, study: &Study, text: &str) -> CliResult<(Pat
             .collect(),
         measurements: Vec::new(),
         notes: Vec::new(),
+        threshold_pct: a.threshold,
     };
     st.save(&dir).map_err(CliError::failed)?;
     Ok((dir, st))
@@ -398,7 +408,7 @@ fn run(a: StudyRunArgs) -> CliResult<()> {
     st.save(&dir).map_err(CliError::failed)?;
 
     let report_dir = next_report_dir(&dir);
-    let evidence = sharebench_study::RunEvidence::load(&dir).map_err(CliError::failed)?;
+    let evidence = sharebench_study::RunEvidence::load(&dir, None).map_err(CliError::failed)?;
     let (lines, warnings) =
         sharebench_study::write_report(&[(String::from("this run"), evidence)], &report_dir)
             .map_err(CliError::failed)?;

@@ -109,6 +109,20 @@ fn a_local_study_runs_and_reports_every_claim_from_its_records() {
         again.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
+    // Re-reported at another threshold: the claim is judged against it.
+    let wide = tmp.path().join("wide");
+    let o = run(&[
+        "report",
+        out.to_str().unwrap(),
+        "--threshold",
+        "50",
+        "--out",
+        wide.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let line = text.lines().find(|l| l.contains("shm-faster:")).unwrap();
+    assert!(line.contains("50%"), "{line}");
     let cmp = tmp.path().join("cmp");
     let o = run(&[
         "report",

@@ -97,7 +97,9 @@ pub fn is_study_dir(dir: &Path) -> bool {
 
 impl RunEvidence {
     /// Reads a study directory: the study as it was run, its state, every step's records.
-    pub fn load(dir: &Path) -> Result<RunEvidence, String> {
+    /// Verdicts use `threshold_pct`, else the run's own (`study run --threshold`), else
+    /// the default.
+    pub fn load(dir: &Path, threshold_pct: Option<f64>) -> Result<RunEvidence, String> {
         if !is_study_dir(dir) {
             return Err(format!(
                 "{}: not a sharebench study directory",
@@ -109,6 +111,9 @@ impl RunEvidence {
         let study =
             Study::parse(&text).map_err(|e| format!("{}/study.toml: {e}", dir.display()))?;
         let state = state::RunState::load(dir)?;
+        let threshold = threshold_pct
+            .or(state.threshold_pct)
+            .unwrap_or(sharebench_report::compare::DEFAULT_THRESHOLD_PCT);
         let mut steps = BTreeMap::new();
         let mut warnings = Vec::new();
         for step in &study.steps {
@@ -128,13 +133,7 @@ impl RunEvidence {
                 continue;
             }
             let analysis = sharebench_report::load::load_inputs(std::slice::from_ref(&sdir), &[])
-                .and_then(|l| {
-                    sharebench_report::analysis::analyse(
-                        l,
-                        None,
-                        sharebench_report::compare::DEFAULT_THRESHOLD_PCT,
-                    )
-                })
+                .and_then(|l| sharebench_report::analysis::analyse(l, None, threshold))
                 .map_err(|e| warnings.push(format!("step {}: {e}", step.id)))
                 .ok();
             steps.insert(step.id.clone(), StepData { records, analysis });
@@ -144,7 +143,7 @@ impl RunEvidence {
             .iter()
             .any(|c| c.check.step() == spec::ALL_STEPS)
         {
-            if let Some(all) = all_steps(&steps, &mut warnings) {
+            if let Some(all) = all_steps(&steps, threshold, &mut warnings) {
                 steps.insert(spec::ALL_STEPS.to_string(), all);
             }
         }
@@ -168,7 +167,11 @@ impl RunEvidence {
 }
 
 /// Every step's records together, each target renamed `TARGET@STEP`.
-fn all_steps(steps: &BTreeMap<String, StepData>, warnings: &mut Vec<String>) -> Option<StepData> {
+fn all_steps(
+    steps: &BTreeMap<String, StepData>,
+    threshold_pct: f64,
+    warnings: &mut Vec<String>,
+) -> Option<StepData> {
     use sharebench_report::load::{Dataset, Kind, Loaded};
     let mut loaded = Loaded::default();
     let mut records = Vec::new();
@@ -202,13 +205,9 @@ fn all_steps(steps: &BTreeMap<String, StepData>, warnings: &mut Vec<String>) -> 
     if loaded.datasets.is_empty() {
         return None;
     }
-    let analysis = sharebench_report::analysis::analyse(
-        loaded,
-        None,
-        sharebench_report::compare::DEFAULT_THRESHOLD_PCT,
-    )
-    .map_err(|e| warnings.push(format!("all steps together: {e}")))
-    .ok();
+    let analysis = sharebench_report::analysis::analyse(loaded, None, threshold_pct)
+        .map_err(|e| warnings.push(format!("all steps together: {e}")))
+        .ok();
     Some(StepData { records, analysis })
 }
 

@@ -65,6 +65,10 @@ pub struct RunState {
     /// What the run could not do as the seed did, found while running.
     #[serde(default)]
     pub notes: Vec<String>,
+    /// The threshold, in percent, the run's verdicts used (`study run --threshold`);
+    /// `None`: the default. A re-report uses it unless told otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold_pct: Option<f64>,
 }
 
 impl RunState {
