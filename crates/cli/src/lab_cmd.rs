@@ -253,9 +253,21 @@ pub fn main(args: LabArgs) -> CliResult<()> {
     }
 }
 
+/// Several clients need this binary built with MPI (each rank must know it is one of
+/// many); without it every rank would run alone and write over the others' records.
+pub fn require_mpi() -> CliResult<()> {
+    if cfg!(feature = "mpi") {
+        return Ok(());
+    }
+    Err(CliError::usage(
+        "several clients need a sharebench built with MPI: make build (or cargo build --release --features sharebench/mpi)",
+    ))
+}
+
 /// `lab mpirun`: sharebench on `np` client hosts of the lab, mpirun started in the first
 /// client's namespace and reaching the others over ssh on the lab network.
 fn mpirun(np: u32, args: &[String]) -> CliResult<()> {
+    require_mpi()?;
     let state = sharebench_lab::state::LabState::load()
         .map_err(fail)?
         .filter(|s| s.phase == "up")

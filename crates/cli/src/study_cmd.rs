@@ -282,6 +282,18 @@ fn run(a: StudyRunArgs) -> CliResult<()> {
                 .map_err(|e| CliError::usage(format!("step {}: {}", step.id, e.message)))?;
         }
     }
+    if let Some(step) = study
+        .steps
+        .iter()
+        .find(|s| s.clients.is_some_and(|n| n > 1))
+    {
+        crate::lab_cmd::require_mpi().map_err(|e| {
+            CliError::usage(format!(
+                "study {}, step {}: {}",
+                study.name, step.id, e.message
+            ))
+        })?;
+    }
     if study.needs_lab() {
         if !nix::unistd::geteuid().is_root() {
             return Err(CliError::usage(format!(
