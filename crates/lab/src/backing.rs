@@ -35,8 +35,8 @@ impl Backing {
         n
     }
 
-    /// Parses `FS[+write-order][+strict-allocate]`.
-    pub fn parse(spec: &str) -> Result<Backing> {
+    /// Parses `FS[+write-order][+strict-allocate]`; `parse_list` checks the combination.
+    fn parse(spec: &str) -> Result<Backing> {
         let mut parts = spec.trim().split('+');
         let fs = parts.next().unwrap_or_default().to_string();
         if !FILE_SYSTEMS.contains(&fs.as_str()) {
@@ -56,9 +56,6 @@ impl Backing {
                 }
             }
         }
-        if b.write_order && !b.fs.starts_with("ext") {
-            bail!("write-order is for ext3 and ext4 only, not {}", b.fs);
-        }
         Ok(b)
     }
 
@@ -76,7 +73,7 @@ impl Backing {
             b.write_order |= write_order;
             b.strict_allocate |= strict_allocate;
             if b.write_order && !b.fs.starts_with("ext") {
-                bail!("--write-order is for ext3 and ext4 only, not {}", b.fs);
+                bail!("write-order is for ext3 and ext4 only, not {}", b.fs);
             }
             if out.iter().any(|o| o.name() == b.name()) {
                 bail!("--fs names '{}' twice", b.name());

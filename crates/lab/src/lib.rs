@@ -536,43 +536,34 @@ pub fn targets(state: &LabState) -> Vec<LabTarget> {
             client_pids: Vec::new(),
         })
     };
-    // Every backing's shares and exports; the primary's also unqualified. With one
-    // backing, only the unqualified names.
-    let qualified = state.backings.len() > 1;
-    for (b, backing) in state.backings.iter().enumerate() {
-        let names: Vec<String> = match (b, qualified) {
-            (0, false) => vec![String::new()],
-            (0, true) => vec![String::new(), format!("@{}", backing.name())],
-            _ => vec![format!("@{}", backing.name())],
-        };
-        for at in &names {
-            for (i, r) in t.replicas().enumerate() {
-                let suffix = if i == 0 {
-                    String::new()
-                } else {
-                    (i + 1).to_string()
-                };
-                let share = samba::share_name("smb-sharing", b);
-                add(
-                    &format!("smb{suffix}{at}"),
-                    format!("smb://{}@{}/{share}/", state.smb_user, r.address),
-                    &r.name,
-                );
-            }
-            if let Some(g) = t.host_with(Service::Ganesha) {
-                let real = storage::data_dir(state, &g.name, b).join("nfs-sharing");
-                add(
-                    &format!("nfs3{at}"),
-                    format!("nfs://{}{}/?version=3", g.address, real.display()),
-                    &g.name,
-                );
-                // NFSv4.1 (sessions), through the nfs-rs client.
-                add(
-                    &format!("nfs4{at}"),
-                    format!("nfs://{}{}/?version=4.1", g.address, ganesha::pseudo(b)),
-                    &g.name,
-                );
-            }
+    // Every backing's shares and exports.
+    for (b, at) in backing_suffixes(state) {
+        for (i, r) in t.replicas().enumerate() {
+            let suffix = if i == 0 {
+                String::new()
+            } else {
+                (i + 1).to_string()
+            };
+            let share = samba::share_name("smb-sharing", b);
+            add(
+                &format!("smb{suffix}{at}"),
+                format!("smb://{}@{}/{share}/", state.smb_user, r.address),
+                &r.name,
+            );
+        }
+        if let Some(g) = t.host_with(Service::Ganesha) {
+            let real = storage::data_dir(state, &g.name, b).join("nfs-sharing");
+            add(
+                &format!("nfs3{at}"),
+                format!("nfs://{}{}/?version=3", g.address, real.display()),
+                &g.name,
+            );
+            // NFSv4.1 (sessions), through the nfs-rs client.
+            add(
+                &format!("nfs4{at}"),
+                format!("nfs://{}{}/?version=4.1", g.address, ganesha::pseudo(b)),
+                &g.name,
+            );
         }
     }
     if let Some(g) = t.host_with(Service::Ganesha) {
@@ -632,29 +623,37 @@ pub fn targets(state: &LabState) -> Vec<LabTarget> {
     // The first replica's backing images, written directly on this machine: the
     // seed's "direct disk" baseline, on the file systems the lab was brought up with.
     if let Some(r) = t.replicas().next() {
-        for (b, backing) in state.backings.iter().enumerate() {
-            let mut names = Vec::new();
-            if b == 0 {
-                names.push("lab:disk".to_string());
-            }
-            if state.backings.len() > 1 {
-                names.push(format!("lab:disk@{}", backing.name()));
-            }
-            for name in names {
-                out.push(LabTarget {
-                    name,
-                    url: storage::data_dir(state, &r.name, b).display().to_string(),
-                    client_netns: String::new(),
-                    env: Vec::new(),
-                    server: r.name.clone(),
-                    server_path: None,
-                    client_pids: Vec::new(),
-                });
-            }
+        for (b, at) in backing_suffixes(state) {
+            out.push(LabTarget {
+                name: format!("lab:disk{at}"),
+                url: storage::data_dir(state, &r.name, b).display().to_string(),
+                client_netns: String::new(),
+                env: Vec::new(),
+                server: r.name.clone(),
+                server_path: None,
+                client_pids: Vec::new(),
+            });
         }
     }
     for target in &mut out {
         target.server_path = server_path(state, target);
+    }
+    out
+}
+
+/// The target-name suffix of each backing, with its number: `""` for the primary, and
+/// `@NAME` for every backing (the primary too) when there are several.
+fn backing_suffixes(state: &LabState) -> Vec<(usize, String)> {
+    let qualified = state.backings.len() > 1;
+    let mut out = vec![(0, String::new())];
+    if qualified {
+        out.extend(
+            state
+                .backings
+                .iter()
+                .enumerate()
+                .map(|(b, backing)| (b, format!("@{}", backing.name()))),
+        );
     }
     out
 }

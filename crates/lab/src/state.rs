@@ -118,9 +118,4 @@ impl LabState {
     pub fn file(&self, rel: impl AsRef<Path>) -> PathBuf {
         Self::dir().join(rel)
     }
-
-    /// The primary backing (the unqualified targets'), and whether there are others.
-    pub fn primary(&self) -> Option<&Backing> {
-        self.backings.first()
-    }
 }

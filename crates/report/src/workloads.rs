@@ -5,6 +5,7 @@
 
 use crate::analysis::Analysis;
 use crate::format;
+use crate::stats::median;
 use crate::svg::esc;
 use sharebench_core::record::{Record, Scope, Status};
 use std::collections::BTreeMap;
@@ -13,19 +14,6 @@ use std::fmt::Write;
 /// The workloads this module reports; their records stay out of the IOzone matrices.
 pub fn is_workload_record(r: &Record) -> bool {
     matches!(r.workload.as_str(), "metadata" | "smallfiles" | "stream")
-}
-
-fn median(v: &mut [f64]) -> f64 {
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    v.sort_by(|a, b| a.total_cmp(b));
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
 }
 
 /// A chart line: name, colour index, dashed, points (x, y).
@@ -201,10 +189,7 @@ fn metadata(h: &mut String, a: &Analysis) {
                 .enumerate()
                 .filter_map(|(i, l)| {
                     let c = curves.get(&(op.to_string(), l.clone()))?;
-                    let pts = c
-                        .iter()
-                        .map(|(&n, v)| (n as f64, median(&mut v.clone())))
-                        .collect();
+                    let pts = c.iter().map(|(&n, v)| (n as f64, median(v))).collect();
                     Some((l.clone(), i, false, pts))
                 })
                 .collect();
@@ -244,8 +229,8 @@ fn metadata(h: &mut String, a: &Analysis) {
                     let _ = write!(
                         h,
                         "<td class=num>{}</td><td class=num>{}</td>",
-                        format::sig3(median(&mut rates.clone())),
-                        format::sig3(median(&mut p99.clone()))
+                        format::sig3(median(rates)),
+                        format::sig3(median(p99))
                     );
                 }
                 None => h.push_str("<td>–</td><td>–</td>"),
@@ -275,7 +260,7 @@ fn metadata(h: &mut String, a: &Analysis) {
                 let i = a.labels.iter().position(|l| l == label).unwrap_or(0);
                 let pts = by
                     .iter()
-                    .map(|(&s, v)| (s as f64 / 1048576.0, median(&mut v.clone())))
+                    .map(|(&s, v)| (s as f64 / 1048576.0, median(v)))
                     .collect();
                 (
                     format!(
@@ -329,14 +314,14 @@ fn smallfiles(h: &mut String, a: &Analysis) {
     }
     let longest = by
         .values()
-        .flat_map(|m| m.values().map(|v| median(&mut v[0].clone())))
+        .flat_map(|m| m.values().map(|v| median(&v[0])))
         .fold(0.0, f64::max)
         .max(1e-9);
     h.push_str("<table><tr><th>phase</th><th>target</th><th>seconds</th><th></th><th>files/s</th><th>client CPU</th><th>server CPU</th></tr>");
     for ((_, phase), per) in &by {
         for (j, l) in a.labels.iter().enumerate() {
             let Some(v) = per.get(l) else { continue };
-            let secs = median(&mut v[0].clone());
+            let secs = median(&v[0]);
             let width = (secs / longest * 240.0).max(1.0);
             let _ = write!(
                 h,
@@ -345,9 +330,9 @@ fn smallfiles(h: &mut String, a: &Analysis) {
                 esc(l),
                 secs,
                 PALETTE[j % PALETTE.len()],
-                format::sig3(median(&mut v[1].clone())),
-                format::pct(median(&mut v[2].clone())),
-                if v[3].is_empty() { "not recorded".to_string() } else { format::pct(median(&mut v[3].clone())) }
+                format::sig3(median(&v[1])),
+                format::pct(median(&v[2])),
+                if v[3].is_empty() { "not recorded".to_string() } else { format::pct(median(&v[3])) }
             );
         }
     }
@@ -405,9 +390,9 @@ fn stream(h: &mut String, a: &Analysis) {
             esc(alloc),
             esc(rate),
             esc(op),
-            format::rate(median(&mut thr.clone())),
-            if ach.is_empty() { "–".into() } else { format!("{:.1} Mbit/s", median(&mut ach.clone()) / 1e6) },
-            if ext.is_empty() { "unavailable".into() } else { format!("{:.0}", median(&mut ext.clone())) },
+            format::rate(median(thr)),
+            if ach.is_empty() { "–".into() } else { format!("{:.1} Mbit/s", median(ach) / 1e6) },
+            if ext.is_empty() { "unavailable".into() } else { format!("{:.0}", median(ext)) },
             esc(note.as_deref().unwrap_or(""))
         );
     }
@@ -428,10 +413,7 @@ fn stream(h: &mut String, a: &Analysis) {
         .iter()
         .enumerate()
         .map(|(i, ((t, alloc), by))| {
-            let pts = by
-                .iter()
-                .map(|(&n, v)| (f64::from(n), median(&mut v.clone())))
-                .collect();
+            let pts = by.iter().map(|(&n, v)| (f64::from(n), median(v))).collect();
             (format!("{t} ({alloc})"), i, false, pts)
         })
         .collect();

@@ -542,22 +542,16 @@ fn metric_values(
     streams: Option<u32>,
 ) -> (Vec<f64>, BTreeSet<String>) {
     let (step, target) = reference(ev, step, name);
-    let records: Vec<&Record> = ev
-        .step(step)
-        .map(|d| {
-            d.records
-                .iter()
-                .filter(|r| r.target == target && r.op == op && r.status == Status::Ok)
-                .filter(|r| r.scope != Scope::Worker)
-                .filter(|r| streams.is_none() || r.figures.streams == streams)
-                .filter(|r| metric_of(r, m).is_some())
-                .collect()
-        })
-        .unwrap_or_default();
-    (
-        records.iter().filter_map(|r| metric_of(r, m)).collect(),
-        records.iter().map(|r| r.run_id.clone()).collect(),
-    )
+    let Some(data) = ev.step(step) else {
+        return Default::default();
+    };
+    data.records
+        .iter()
+        .filter(|r| r.target == target && r.op == op && r.status == Status::Ok)
+        .filter(|r| r.scope != Scope::Worker)
+        .filter(|r| streams.is_none() || r.figures.streams == streams)
+        .filter_map(|r| Some((metric_of(r, m)?, r.run_id.clone())))
+        .unzip()
 }
 
 fn show(m: Metric, v: f64) -> String {
