@@ -12,7 +12,7 @@ use crate::session::{self, SessionSpec};
 use crate::study_actions;
 use clap::{Args, Parser, Subcommand};
 use sharebench_core::safe_dir::SafeDir;
-use sharebench_study::spec::{Action, LabNeeds, Study};
+use sharebench_study::spec::{Action, LabNeeds, Step, Study};
 use sharebench_study::state::{self, RunState, StepState, StepStatus};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -168,6 +168,7 @@ fn open_study_dir(a: &StudyRunArgs, study: &Study, text: &str) -> CliResult<(Pat
                 seconds: 0.0,
                 error: None,
                 attempts: Vec::new(),
+                blocks_done: 0,
             })
             .collect(),
         measurements: Vec::new(),
@@ -262,7 +263,7 @@ impl Drop for LabGuard {
     }
 }
 
-fn step_needs_lab(study: &Study, step: &sharebench_study::spec::Step) -> bool {
+fn step_needs_lab(study: &Study, step: &Step) -> bool {
     step.lab.is_some()
         || step.action.is_some()
         || step.run.as_deref().is_some_and(|r| r.contains("lab:"))
@@ -331,37 +332,56 @@ fn run(a: StudyRunArgs) -> CliResult<()> {
             .any(|r| r.contains("lab:smb-fuse")),
     };
     let base_needs = study.lab.clone().unwrap_or_default();
+    let blocks = scale.blocks();
+    let units = schedule(&study, blocks);
     let mut stopped = false;
-    for (i, step) in study.steps.iter().enumerate() {
-        let saved = st.step(&step.id).map(|s| s.status);
-        if matches!(saved, Some(StepStatus::Complete | StepStatus::Failed)) {
-            let _ = writeln!(out, "study: step {} already done, kept", step.id);
+    for (i, unit) in units.iter().enumerate() {
+        let step = unit.step;
+        let saved = st.step(&step.id);
+        let done = saved.is_some_and(|s| {
+            matches!(s.status, StepStatus::Complete | StepStatus::Failed)
+                || unit.block.is_some_and(|n| n <= s.blocks_done)
+        });
+        if done {
+            let _ = writeln!(
+                out,
+                "study: step {}{} already done, kept",
+                step.id,
+                unit.of(blocks)
+            );
             continue;
         }
         if session::cancelled() {
             stopped = true;
             break;
         }
-        let sdir = state::step_dir(&dir, &step.id);
+        let sdir = match unit.block {
+            None => state::step_dir(&dir, &step.id),
+            Some(n) => state::block_dir(&dir, &step.id, n),
+        };
         let mut earlier = None;
         if sdir.exists() {
             // A cut-off attempt: kept beside, never overwritten; its finished tests are
             // carried into the new attempt.
             let n = st.step(&step.id).map_or(0, |s| s.attempts.len()) + 1;
-            let kept = format!("steps/{}.attempt-{n}", step.id);
-            std::fs::rename(&sdir, dir.join(&kept))
+            let mut name = sdir.file_name().unwrap_or_default().to_os_string();
+            name.push(format!(".attempt-{n}"));
+            let kept = sdir.with_file_name(name);
+            std::fs::rename(&sdir, &kept)
                 .map_err(|e| CliError::failed(format!("cannot keep {}: {e}", sdir.display())))?;
             if let Some(s) = st.step_mut(&step.id) {
-                s.attempts.push(kept.clone());
+                let shown = kept.strip_prefix(&dir).unwrap_or(&kept);
+                s.attempts.push(shown.display().to_string());
             }
-            earlier = Some(dir.join(kept));
+            earlier = Some(kept);
         }
         let _ = writeln!(
             out,
-            "study: step {}/{} {}: {}",
+            "study: step {}/{} {}{}: {}",
             i + 1,
-            study.steps.len(),
+            units.len(),
             step.id,
+            unit.of(blocks),
             step.title
         );
         let needs = base_needs.merged(step.lab.as_ref());
@@ -379,12 +399,12 @@ fn run(a: StudyRunArgs) -> CliResult<()> {
             run_step(step, &scale.vars, &sdir, earlier.as_deref(), &mut st)
         })();
         let s = st.step_mut(&step.id).expect("every step has a state");
-        s.seconds = t0.elapsed().as_secs_f64();
+        match unit.block {
+            None => s.seconds = t0.elapsed().as_secs_f64(),
+            Some(_) => s.seconds += t0.elapsed().as_secs_f64(),
+        }
         match result {
-            Ok(status) => {
-                s.status = status;
-                s.error = None;
-            }
+            Ok(status) => record_status(s, status, unit.block, blocks),
             Err(e) => {
                 s.status = if e.code == 130 {
                     StepStatus::Interrupted
@@ -394,8 +414,9 @@ fn run(a: StudyRunArgs) -> CliResult<()> {
                 s.error = Some(e.message.clone());
                 let _ = writeln!(
                     std::io::stderr(),
-                    "sharebench: warning: step {}: {}",
+                    "sharebench: warning: step {}{}: {}",
                     step.id,
+                    unit.of(blocks),
                     e.message
                 );
             }
@@ -448,6 +469,73 @@ fn run(a: StudyRunArgs) -> CliResult<()> {
             dir.display()
         ))),
         _ => Ok(()),
+    }
+}
+
+/// One run of a study: a step, or one block of a step that alternates.
+struct Unit<'a> {
+    step: &'a Step,
+    block: Option<u32>,
+}
+
+impl Unit<'_> {
+    /// " (block 2 of 3)", or nothing for a step that does not alternate.
+    fn of(&self, blocks: u32) -> String {
+        self.block
+            .map(|n| format!(" (block {n} of {blocks})"))
+            .unwrap_or_default()
+    }
+}
+
+/// The study's steps in the order they run: each in its place, except that the steps of
+/// an alternation run in turns where the first of them stands, block by block (A, B, A,
+/// B, ...), so that what drifts on the machine lands on each of them alike.
+fn schedule(study: &Study, blocks: u32) -> Vec<Unit<'_>> {
+    let alternations = study.alternations();
+    let mut units = Vec::new();
+    let mut started = std::collections::BTreeSet::new();
+    for step in &study.steps {
+        match step.alternate.as_deref() {
+            None => units.push(Unit { step, block: None }),
+            Some(name) if started.insert(name) => {
+                for n in 1..=blocks {
+                    for &member in &alternations[name] {
+                        units.push(Unit {
+                            step: member,
+                            block: Some(n),
+                        });
+                    }
+                }
+            }
+            Some(_) => {}
+        }
+    }
+    units
+}
+
+/// A unit's outcome in its step's state: a step that alternates is complete (or failed,
+/// when a block had failed measurements) after its last block, and running until then.
+fn record_status(s: &mut StepState, status: StepStatus, block: Option<u32>, blocks: u32) {
+    let Some(n) = block else {
+        s.status = status;
+        s.error = None;
+        return;
+    };
+    match status {
+        StepStatus::Complete | StepStatus::Failed => {
+            s.blocks_done = n;
+            if status == StepStatus::Failed {
+                s.error = Some(format!("block {n}: some measurements failed"));
+            }
+            s.status = if n < blocks {
+                StepStatus::Running
+            } else if s.error.is_some() {
+                StepStatus::Failed
+            } else {
+                StepStatus::Complete
+            };
+        }
+        other => s.status = other,
     }
 }
 

@@ -128,7 +128,9 @@ fn every_study_runs_reports_resumes_and_leaves_no_lab() {
         for step in st["steps"].as_array().unwrap() {
             assert_eq!(step["status"], "complete", "{step}");
             let dir = out.join("steps").join(step["id"].as_str().unwrap());
-            let is_run = dir.join("results.jsonl").exists();
+            // A step that alternates has a run directory per block.
+            let is_run =
+                dir.join("results.jsonl").exists() || dir.join("block-1/results.jsonl").exists();
             let has_figures = st["measurements"]
                 .as_array()
                 .unwrap()

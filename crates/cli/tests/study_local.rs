@@ -210,3 +210,88 @@ fn bad_studies_scales_and_run_lines_are_one_line_errors() {
         assert!(stdout(&o).contains(name), "study list lacks {name}");
     }
 }
+
+/// Two steps that cannot share a run (here, two local directories each in a run of its
+/// own) alternate block by block: A1 B1 A2 B2 A3 B3, each block a run directory of its
+/// own, and the claim across them is tested over the blocks.
+#[test]
+fn steps_that_alternate_run_in_turns_and_are_compared_by_blocks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let shm = shm_dir();
+    let disk = tempfile::tempdir_in("/var/tmp").unwrap();
+    let study = r#"
+name = "turns"
+title = "T"
+seed = "none"
+question = "Q?"
+about = "A"
+[scales.tiny]
+minutes = 1
+vars = {}
+[[steps]]
+id = "on-shm"
+title = "tmpfs"
+run = "SHM -i write,read --file-sizes 256k --record-sizes 64k --reps 2"
+alternate = "dirs"
+[[steps]]
+id = "on-disk"
+title = "disk"
+run = "DISK -i write,read --file-sizes 256k --record-sizes 64k --reps 2"
+alternate = "dirs"
+[[claims]]
+id = "shm-reads-faster"
+said = "tmpfs reads faster"
+check = { kind = "better", step = "*", a = "SHM@on-shm", b = "DISK@on-disk", op = "read", metric = "throughput" }
+"#
+    .replace("SHM", shm.path().to_str().unwrap())
+    .replace("DISK", disk.path().to_str().unwrap());
+    let file = tmp.path().join("turns.toml");
+    std::fs::write(&file, study).unwrap();
+    let out = tmp.path().join("run");
+    let o = run(&[
+        "study",
+        "run",
+        file.to_str().unwrap(),
+        "--scale",
+        "tiny",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("on-disk (block 3 of 3)"), "{text}");
+    // The blocks ran in turns: their start times alternate between the steps.
+    let mut starts = Vec::new();
+    for n in 1..=3 {
+        for step in ["on-shm", "on-disk"] {
+            let run_json = out.join(format!("steps/{step}/block-{n}/run.json"));
+            let v: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(&run_json).unwrap()).unwrap();
+            starts.push((v["started_at"].as_str().unwrap().to_string(), step, n));
+        }
+    }
+    let mut by_time = starts.clone();
+    by_time.sort();
+    assert_eq!(by_time, starts, "blocks did not run in turns");
+    let st: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("study.json")).unwrap()).unwrap();
+    for step in st["steps"].as_array().unwrap() {
+        assert_eq!(step["status"], "complete", "{step}");
+        assert_eq!(step["blocks_done"], 3, "{step}");
+    }
+    // The claim is tested over the blocks, not called off as two separate runs.
+    let line = text
+        .lines()
+        .find(|l| l.contains("shm-reads-faster:"))
+        .unwrap();
+    assert!(
+        line.contains("over 3 alternating blocks") && !line.contains("separate runs"),
+        "{line}"
+    );
+    // Each step's report shows its blocks.
+    let html = std::fs::read_to_string(out.join("report/on-shm/report.html")).unwrap();
+    assert!(
+        html.contains("block 3"),
+        "the step report does not show its blocks"
+    );
+}

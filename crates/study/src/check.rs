@@ -4,7 +4,7 @@
 //! (with the reason) when the run has no records the claim can be tested on. Figures
 //! without a claim are `measured`. The rules are in docs/studies.md. Not: rendering.
 
-use crate::spec::{Axis, Check, Metric, Shape};
+use crate::spec::{Axis, Check, Metric, Shape, DEFAULT_BLOCKS};
 use serde::Serialize;
 use sharebench_core::record::{Record, Scope, Status};
 use sharebench_core::size::{parse_size, BareUnit};
@@ -55,9 +55,20 @@ fn not_tested(why: impl Into<String>) -> Outcome {
 }
 
 /// One step's records and their analysis (absent when the step has no records).
+#[derive(Default)]
 pub struct StepData {
     pub records: Vec<Record>,
     pub analysis: Option<Analysis>,
+    /// For steps that alternate: each run's block, by run id.
+    pub blocks: BTreeMap<String, Block>,
+}
+
+/// One block of an alternation (`alternate` in a study's steps): the run of one step in
+/// turn `n` (from 1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Block {
+    pub alternation: String,
+    pub n: u32,
 }
 
 /// A number measured by a lab action.
@@ -531,27 +542,67 @@ fn metric_of(r: &Record, m: Metric) -> Option<f64> {
     .filter(|v| v.is_finite() && *v > 0.0)
 }
 
+/// One value of a metric: the run it comes from, and that run's block when its step
+/// alternates.
+struct Sample<'a> {
+    value: f64,
+    run: &'a str,
+    block: Option<&'a Block>,
+}
+
 /// The values of metric `m` over the `ok` single or aggregate records of `name`'s `op`
-/// (one per repetition), and the runs they come from.
-fn metric_values(
-    ev: &dyn Evidence,
-    step: &str,
-    name: &str,
+/// (one per repetition).
+fn metric_values<'a>(
+    ev: &'a dyn Evidence,
+    step: &'a str,
+    name: &'a str,
     op: &str,
     m: Metric,
     streams: Option<u32>,
-) -> (Vec<f64>, BTreeSet<String>) {
+) -> Vec<Sample<'a>> {
     let (step, target) = reference(ev, step, name);
     let Some(data) = ev.step(step) else {
-        return Default::default();
+        return Vec::new();
     };
     data.records
         .iter()
         .filter(|r| r.target == target && r.op == op && r.status == Status::Ok)
         .filter(|r| r.scope != Scope::Worker)
         .filter(|r| streams.is_none() || r.figures.streams == streams)
-        .filter_map(|r| Some((metric_of(r, m)?, r.run_id.clone())))
-        .unzip()
+        .filter_map(|r| {
+            Some(Sample {
+                value: metric_of(r, m)?,
+                run: &r.run_id,
+                block: data.blocks.get(&r.run_id),
+            })
+        })
+        .collect()
+}
+
+fn values(samples: &[Sample]) -> Vec<f64> {
+    samples.iter().map(|s| s.value).collect()
+}
+
+/// Two sides measured in the blocks of one alternation: per block both have, the log
+/// ratio of their medians (a over b), in block order. `None` unless every value of both
+/// sides comes from a block of the same alternation.
+fn block_log_ratios(sa: &[Sample], sb: &[Sample]) -> Option<Vec<f64>> {
+    let alternation = sa.first()?.block?.alternation.as_str();
+    let mut by_block: BTreeMap<u32, (Vec<f64>, Vec<f64>)> = BTreeMap::new();
+    for (side, samples) in [(0, sa), (1, sb)] {
+        for s in samples {
+            let b = s.block.filter(|b| b.alternation == alternation)?;
+            let e = by_block.entry(b.n).or_default();
+            if side == 0 { &mut e.0 } else { &mut e.1 }.push(s.value);
+        }
+    }
+    Some(
+        by_block
+            .values()
+            .filter(|(a, b)| !a.is_empty() && !b.is_empty())
+            .map(|(a, b)| stats::median(a).ln() - stats::median(b).ln())
+            .collect(),
+    )
 }
 
 fn show(m: Metric, v: f64) -> String {
@@ -572,45 +623,77 @@ fn better(
     m: Metric,
     streams: Option<u32>,
 ) -> Outcome {
-    let (va, runs_a) = metric_values(ev, step, a, op_a, m, streams);
-    let (vb, runs_b) = metric_values(ev, step, b, op_b, m, streams);
-    // Two steps are two blocks of time: a timed metric may differ by what drifted between
-    // them (docs/statistics.md, "Replicates"). Extents count how a file was allocated,
-    // which the machine's load does not move.
-    let separate_runs = runs_a.is_disjoint(&runs_b) && m != Metric::Extents;
-    if va.is_empty() || vb.is_empty() {
+    let sa = metric_values(ev, step, a, op_a, m, streams);
+    let sb = metric_values(ev, step, b, op_b, m, streams);
+    if sa.is_empty() || sb.is_empty() {
         return not_tested(format!(
             "no records with a {} for both {a} {op_a} and {b} {op_b}",
             m.name()
         ));
     }
+    // Two steps are two blocks of time: a timed metric may differ by what drifted between
+    // them (docs/statistics.md, "Replicates"), unless the steps alternated, block by
+    // block, and the blocks are the replicates. Extents count how a file was allocated,
+    // which the machine's load does not move.
+    let runs_a: BTreeSet<&str> = sa.iter().map(|s| s.run).collect();
+    let separate_runs = sb.iter().all(|s| !runs_a.contains(s.run)) && m != Metric::Extents;
+    let blocks = separate_runs.then(|| block_log_ratios(&sa, &sb)).flatten();
+    let (va, vb) = (values(&sa), values(&sb));
     let (a, b, op) = if op_a == op_b {
         (a.to_string(), b.to_string(), op_a.to_string())
     } else {
         (format!("{a} {op_a}"), format!("{b} {op_b}"), String::new())
     };
     let (ma, mb) = (stats::median(&va), stats::median(&vb));
-    let p = stats::welch_log_p(&va, &vb);
-    let a_better = if m.lower_is_better() {
-        ma < mb
-    } else {
-        ma > mb
+    let better_than_b = |ratio: f64| {
+        if m.lower_is_better() {
+            ratio < 1.0
+        } else {
+            ratio > 1.0
+        }
+    };
+    let (p, how) = match (&blocks, separate_runs) {
+        (Some(logs), _) => {
+            let test = (logs.len() >= DEFAULT_BLOCKS as usize)
+                .then(|| stats::mean_log_t(logs))
+                .flatten();
+            let geo = stats::mean(logs).exp();
+            let how = match test {
+                Some((p, ci)) => format!(
+                    "; over {} alternating blocks, per-block ratio {} (95% interval), paired t {}",
+                    logs.len(),
+                    compare::change_with_ci(geo, Some(ci)),
+                    format::p(Some(p))
+                ),
+                None => format!(
+                    "; {} alternating block(s) with both: {DEFAULT_BLOCKS} needed to decide",
+                    logs.len()
+                ),
+            };
+            // The blocks decide, in the direction of their mean ratio.
+            (test.map(|(p, _)| (p, better_than_b(geo))), how)
+        }
+        (None, true) => (
+            None,
+            "; measured in separate runs, one block of time each: not decided".to_string(),
+        ),
+        (None, false) => {
+            let p = stats::welch_log_p(&va, &vb);
+            (
+                p.map(|p| (p, better_than_b(ma / mb))),
+                format!(", Welch {}", format::p(p)),
+            )
+        }
     };
     let verdict = match p {
-        _ if separate_runs => Verdict::Inconclusive,
-        Some(p) if p < ALPHA && a_better => Verdict::Agrees,
-        Some(p) if p < ALPHA => Verdict::Disagrees,
+        Some((p, true)) if p < ALPHA => Verdict::Agrees,
+        Some((p, false)) if p < ALPHA => Verdict::Disagrees,
         _ => Verdict::Inconclusive,
-    };
-    let blocks = if separate_runs {
-        "; measured in separate runs, one block of time each: not decided"
-    } else {
-        ""
     };
     Outcome {
         verdict,
         found: format!(
-            "{op}{}{}: {a} {} vs {b} {} (medians of {} and {} values, ratio {:.2}, Welch {}{blocks})",
+            "{op}{}{}: {a} {} vs {b} {} (medians of {} and {} values, ratio {:.2}{how})",
             if op.is_empty() { "" } else { " " },
             m.name(),
             show(m, ma),
@@ -618,7 +701,6 @@ fn better(
             va.len(),
             vb.len(),
             ma / mb,
-            format::p(p)
         ),
     }
 }
@@ -627,7 +709,7 @@ fn ranking(ev: &dyn Evidence, step: &str, order: &[String], op: &str, m: Metric)
     let mut measured: Vec<(String, Vec<f64>, f64)> = Vec::new();
     let mut missing = Vec::new();
     for t in order {
-        let (v, _) = metric_values(ev, step, t, op, m, None);
+        let v = values(&metric_values(ev, step, t, op, m, None));
         if v.is_empty() {
             missing.push(t.clone());
         } else {
@@ -868,7 +950,11 @@ mod tests {
             });
         }
         let analysis = sharebench_report::analysis::analyse(loaded, None, 5.0).ok();
-        StepData { records, analysis }
+        StepData {
+            records,
+            analysis,
+            ..Default::default()
+        }
     }
 
     struct One(StepData, Vec<Measurement>);
@@ -966,6 +1052,76 @@ mod tests {
             streams: None,
         };
         assert_eq!(evaluate(&missing, &ev, true).verdict, Verdict::NotTested);
+    }
+
+    /// `a` and `b` in runs of their own, alternating: block n of `a` is run `aN`, of `b`
+    /// `bN`; `a` writes at `ratios[n]` times `b`'s speed, which drifts block to block.
+    fn alternated(ratios: &[f64]) -> StepData {
+        let mut data = StepData::default();
+        for (i, ratio) in ratios.iter().enumerate() {
+            let n = i as u32 + 1;
+            let drift = 1000.0 * (1.0 + 0.3 * (i % 2) as f64);
+            for (target, speed) in [("a", drift * ratio), ("b", drift)] {
+                let run = format!("{target}{n}");
+                for rep in 0..3u32 {
+                    data.records.push(Record {
+                        target: target.into(),
+                        op: "write".into(),
+                        rep,
+                        seconds: 1.0,
+                        throughput_kib_s: speed * (1.0 + 0.01 * rep as f64),
+                        status: Status::Ok,
+                        run_id: run.clone(),
+                        ..Record::default()
+                    });
+                }
+                let block = Block {
+                    alternation: "g".into(),
+                    n,
+                };
+                data.blocks.insert(run, block);
+            }
+        }
+        data
+    }
+
+    #[test]
+    fn better_across_alternating_blocks_takes_the_blocks_as_replicates() {
+        let check = Check::Better {
+            step: "m".into(),
+            a: "a".into(),
+            b: "b".into(),
+            op: "write".into(),
+            op_b: None,
+            metric: Metric::Throughput,
+            streams: None,
+        };
+        // a is 20% faster in every block, whatever the machine did between blocks.
+        let o = evaluate(
+            &check,
+            &One(alternated(&[1.2, 1.21, 1.19]), Vec::new()),
+            true,
+        );
+        assert_eq!(o.verdict, Verdict::Agrees, "{}", o.found);
+        assert!(o.found.contains("over 3 alternating blocks"), "{}", o.found);
+        assert!(o.found.contains("+20.0%"), "{}", o.found);
+        // Reversed in one block: no consistent difference, not decided.
+        let o = evaluate(&check, &One(alternated(&[1.2, 0.8, 1.1]), Vec::new()), true);
+        assert_eq!(o.verdict, Verdict::Inconclusive, "{}", o.found);
+        // Two blocks are too few to decide.
+        let o = evaluate(&check, &One(alternated(&[1.2, 1.2]), Vec::new()), true);
+        assert_eq!(o.verdict, Verdict::Inconclusive, "{}", o.found);
+        assert!(o.found.contains("3 needed"), "{}", o.found);
+        // Blocks of two different alternations were not measured in turns.
+        let mut data = alternated(&[1.2, 1.21, 1.19]);
+        for (run, b) in data.blocks.iter_mut() {
+            if run.starts_with('b') {
+                b.alternation = "other".into();
+            }
+        }
+        let o = evaluate(&check, &One(data, Vec::new()), true);
+        assert_eq!(o.verdict, Verdict::Inconclusive, "{}", o.found);
+        assert!(o.found.contains("separate runs"), "{}", o.found);
     }
 
     #[test]

@@ -12,7 +12,9 @@ pub mod state;
 
 pub use spec::Study;
 
-use check::{Evidence, Measurement, Outcome, StepData};
+use check::{Block, Evidence, Measurement, Outcome, StepData};
+use sharebench_core::record::Record;
+use sharebench_report::analysis::Analysis;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -117,26 +119,9 @@ impl RunEvidence {
         let mut steps = BTreeMap::new();
         let mut warnings = Vec::new();
         for step in &study.steps {
-            let sdir = state::step_dir(dir, &step.id);
-            let jsonl = sdir.join("results.jsonl");
-            if !jsonl.is_file() {
-                continue;
+            if let Some(data) = load_step(dir, step, threshold, &mut warnings) {
+                steps.insert(step.id.clone(), data);
             }
-            let records = match sharebench_core::record::read_jsonl(&jsonl) {
-                Ok(r) => r.records,
-                Err(e) => {
-                    warnings.push(format!("step {}: {e}", step.id));
-                    continue;
-                }
-            };
-            if records.is_empty() {
-                continue;
-            }
-            let analysis = sharebench_report::load::load_inputs(std::slice::from_ref(&sdir), &[])
-                .and_then(|l| sharebench_report::analysis::analyse(l, None, threshold))
-                .map_err(|e| warnings.push(format!("step {}: {e}", step.id)))
-                .ok();
-            steps.insert(step.id.clone(), StepData { records, analysis });
         }
         if study
             .claims
@@ -166,49 +151,161 @@ impl RunEvidence {
     }
 }
 
+/// One step's records and their analysis; `None` when it has none. A step that
+/// alternates has its blocks' records together, each with its block.
+fn load_step(
+    dir: &Path,
+    step: &spec::Step,
+    threshold_pct: f64,
+    warnings: &mut Vec<String>,
+) -> Option<StepData> {
+    let runs: Vec<(PathBuf, Option<Block>)> = match &step.alternate {
+        None => vec![(state::step_dir(dir, &step.id), None)],
+        Some(name) => (1..)
+            .map(|n| (state::block_dir(dir, &step.id, n), n))
+            .take_while(|(d, _)| d.join("results.jsonl").is_file())
+            .map(|(d, n)| {
+                let block = Block {
+                    alternation: name.clone(),
+                    n,
+                };
+                (d, Some(block))
+            })
+            .collect(),
+    };
+    let mut records = Vec::new();
+    let mut blocks = BTreeMap::new();
+    for (run_dir, block) in runs {
+        let jsonl = run_dir.join("results.jsonl");
+        if !jsonl.is_file() {
+            continue;
+        }
+        match sharebench_core::record::read_jsonl(&jsonl) {
+            Ok(r) => {
+                if let Some(b) = block {
+                    for run in r.records.iter().map(|r| &r.run_id) {
+                        blocks.entry(run.clone()).or_insert_with(|| b.clone());
+                    }
+                }
+                records.extend(r.records);
+            }
+            Err(e) => warnings.push(format!("step {}: {e}", step.id)),
+        }
+    }
+    if records.is_empty() {
+        return None;
+    }
+    let analysis = if blocks.is_empty() {
+        sharebench_report::load::load_inputs(&[state::step_dir(dir, &step.id)], &[])
+            .and_then(|l| sharebench_report::analysis::analyse(l, None, threshold_pct))
+            .map_err(|e| warnings.push(format!("step {}: {e}", step.id)))
+            .ok()
+    } else {
+        // The targets of one block were measured side by side, repetition by repetition:
+        // for the analysis the blocks' repetitions are one run's, numbered apart.
+        let common = format!("{}:blocks", step.id);
+        let renumbered: Vec<Record> = records
+            .iter()
+            .cloned()
+            .map(|mut r| {
+                let n = blocks.get(&r.run_id).map_or(0, |b| b.n);
+                r.rep += n * BLOCK_REP_STRIDE;
+                r.run_id = common.clone();
+                r
+            })
+            .collect();
+        let by_target = split_by_target(&renumbered, |t| t.to_string());
+        analyse_datasets(by_target, &step.id, threshold_pct, warnings)
+    };
+    Some(StepData {
+        records,
+        analysis,
+        blocks,
+    })
+}
+
+/// Repetition `r` of block `n` is repetition `n * BLOCK_REP_STRIDE + r` in a step's
+/// analysis (no run has this many repetitions).
+const BLOCK_REP_STRIDE: u32 = 100_000;
+
+/// `records` by target, each target renamed `label(target)`, in order of first sight.
+fn split_by_target(
+    records: &[Record],
+    label: impl Fn(&str) -> String,
+) -> Vec<(String, String, Vec<Record>)> {
+    let mut targets: Vec<&str> = Vec::new();
+    for r in records {
+        if !targets.contains(&r.target.as_str()) {
+            targets.push(&r.target);
+        }
+    }
+    targets
+        .into_iter()
+        .map(|t| {
+            let name = label(t);
+            let recs = records
+                .iter()
+                .filter(|r| r.target == t)
+                .cloned()
+                .map(|mut r| {
+                    r.target = name.clone();
+                    r
+                })
+                .collect();
+            (name, t.to_string(), recs)
+        })
+        .collect()
+}
+
+/// The analysis of (label, target, records) datasets read from `source`.
+fn analyse_datasets(
+    datasets: Vec<(String, String, Vec<Record>)>,
+    source: &str,
+    threshold_pct: f64,
+    warnings: &mut Vec<String>,
+) -> Option<Analysis> {
+    use sharebench_report::load::{Dataset, Kind, Loaded};
+    let mut loaded = Loaded::default();
+    for (label, target, records) in datasets {
+        loaded.datasets.push(Dataset {
+            label,
+            source: PathBuf::from(source),
+            kind: Kind::Sharebench,
+            target,
+            manifest: None,
+            records,
+        });
+    }
+    sharebench_report::analysis::analyse(loaded, None, threshold_pct)
+        .map_err(|e| warnings.push(format!("step {source}: {e}")))
+        .ok()
+}
+
 /// Every step's records together, each target renamed `TARGET@STEP`.
 fn all_steps(
     steps: &BTreeMap<String, StepData>,
     threshold_pct: f64,
     warnings: &mut Vec<String>,
 ) -> Option<StepData> {
-    use sharebench_report::load::{Dataset, Kind, Loaded};
-    let mut loaded = Loaded::default();
-    let mut records = Vec::new();
+    let mut datasets = Vec::new();
+    let mut blocks = BTreeMap::new();
     for (id, data) in steps {
-        let mut targets: Vec<String> = data.records.iter().map(|r| r.target.clone()).collect();
-        targets.sort();
-        targets.dedup();
-        for t in targets {
-            let label = format!("{t}@{id}");
-            let recs: Vec<_> = data
-                .records
-                .iter()
-                .filter(|r| r.target == t)
-                .cloned()
-                .map(|mut r| {
-                    r.target = label.clone();
-                    r
-                })
-                .collect();
-            records.extend(recs.iter().cloned());
-            loaded.datasets.push(Dataset {
-                label,
-                source: PathBuf::from(id),
-                kind: Kind::Sharebench,
-                target: t,
-                manifest: None,
-                records: recs,
-            });
-        }
+        datasets.extend(split_by_target(&data.records, |t| format!("{t}@{id}")));
+        blocks.extend(data.blocks.clone());
     }
-    if loaded.datasets.is_empty() {
+    if datasets.is_empty() {
         return None;
     }
-    let analysis = sharebench_report::analysis::analyse(loaded, None, threshold_pct)
-        .map_err(|e| warnings.push(format!("all steps together: {e}")))
-        .ok();
-    Some(StepData { records, analysis })
+    let records = datasets
+        .iter()
+        .flat_map(|(_, _, r)| r.iter().cloned())
+        .collect();
+    let analysis = analyse_datasets(datasets, spec::ALL_STEPS, threshold_pct, warnings);
+    Some(StepData {
+        records,
+        analysis,
+        blocks,
+    })
 }
 
 /// Writes the report of one study run (or of several runs of one study, compared) into
@@ -233,22 +330,31 @@ pub fn write_report(
         .flat_map(|(_, r)| r.warnings.iter().cloned())
         .collect();
     for step in &first.study.steps {
-        let inputs: Vec<PathBuf> = runs
-            .iter()
-            .filter(|(_, r)| r.steps.contains_key(&step.id))
-            .map(|(_, r)| state::step_dir(&r.dir, &step.id))
-            .collect();
+        // One input per run, or per block of a step that alternates, each labelled
+        // when there are several.
+        let mut inputs: Vec<(PathBuf, String)> = Vec::new();
+        for (label, r) in runs.iter().filter(|(_, r)| r.steps.contains_key(&step.id)) {
+            let of_run = if runs.len() > 1 {
+                format!("{label} ")
+            } else {
+                String::new()
+            };
+            match &step.alternate {
+                None => inputs.push((state::step_dir(&r.dir, &step.id), label.clone())),
+                Some(_) => inputs.extend(
+                    (1..)
+                        .map(|n| (state::block_dir(&r.dir, &step.id, n), n))
+                        .take_while(|(d, _)| d.join("results.jsonl").is_file())
+                        .map(|(d, n)| (d, format!("{of_run}block {n}"))),
+                ),
+            }
+        }
         if inputs.is_empty() {
             continue;
         }
-        let labels: Vec<String> = if runs.len() > 1 {
-            runs.iter()
-                .filter(|(_, r)| r.steps.contains_key(&step.id))
-                .map(|(l, _)| l.clone())
-                .collect()
-        } else {
-            Vec::new()
-        };
+        let labelled = runs.len() > 1 || step.alternate.is_some();
+        let (inputs, labels): (Vec<PathBuf>, Vec<String>) = inputs.into_iter().unzip();
+        let labels = if labelled { labels } else { Vec::new() };
         let req = sharebench_report::ReportRequest {
             inputs,
             labels,

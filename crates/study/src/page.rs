@@ -404,7 +404,15 @@ pub fn render(views: &[RunView], step_reports: &BTreeMap<String, String>) -> Str
                         .as_ref()
                         .map(|e| format!("<br><span class=note>{}</span>", esc(e)))
                         .unwrap_or_default();
-                    format!("{} ({:.0} s){lab}{err}", status_name(s.status), s.seconds)
+                    let blocks = match s.blocks_done {
+                        0 => String::new(),
+                        n => format!(", {n} alternating blocks"),
+                    };
+                    format!(
+                        "{} ({:.0} s{blocks}){lab}{err}",
+                        status_name(s.status),
+                        s.seconds
+                    )
                 }
                 None => "not run".into(),
             };

@@ -88,7 +88,21 @@ pub struct Scale {
     /// Where this scale stops short of the seed, and why (memory, disk).
     #[serde(default)]
     pub limits: Option<String>,
+    /// How many blocks each step of an alternation runs (see `Step::alternate`); 3
+    /// unless given, the fewest whose comparison can be decided.
+    #[serde(default)]
+    pub blocks: Option<u32>,
     pub vars: BTreeMap<String, String>,
+}
+
+/// Blocks per alternating step unless a scale says otherwise; also the fewest a block
+/// comparison needs to be decided.
+pub const DEFAULT_BLOCKS: u32 = 3;
+
+impl Scale {
+    pub fn blocks(&self) -> u32 {
+        self.blocks.unwrap_or(DEFAULT_BLOCKS)
+    }
 }
 
 /// One step: a `sharebench run` line, or a lab action.
@@ -109,6 +123,12 @@ pub struct Step {
     /// Run on this many of the lab's client hosts at once (`lab mpirun`); one by default.
     #[serde(default)]
     pub clients: Option<u32>,
+    /// The name of an alternation: steps that cannot share one run (a client option of
+    /// the workload, a machine-wide setting) but are compared. They run in turns, block
+    /// by block (A, B, A, B, ...; the scale's `blocks` each, into `steps/ID/block-N/`),
+    /// and their comparisons take the blocks as replicates (docs/statistics.md).
+    #[serde(default)]
+    pub alternate: Option<String>,
 }
 
 /// The lab actions a step can take.
@@ -365,6 +385,12 @@ impl Study {
                 ));
             }
             self.check_configurations(step)?;
+            if step.alternate.is_some() && step.action.is_some() {
+                return Err(format!(
+                    "step '{}': a step that alternates cannot take a lab action",
+                    step.id
+                ));
+            }
             match (&step.run, &step.action) {
                 (None, None) => return Err(format!("step '{}': give run or action", step.id)),
                 (None, Some(Action::Failover { .. })) => {
@@ -382,6 +408,17 @@ impl Study {
                         .map_err(|e| format!("step '{}', scale {name}: {e}", step.id))?;
                 }
             }
+        }
+        for (group, members) in self.alternations() {
+            if members.len() < 2 {
+                return Err(format!(
+                    "alternate = \"{group}\": only step '{}' has it; an alternation needs two steps or more",
+                    members[0].id
+                ));
+            }
+        }
+        if let Some((name, _)) = self.scales.iter().find(|(_, s)| s.blocks == Some(0)) {
+            return Err(format!("scale {name}: blocks must be at least 1"));
         }
         let mut claim_ids = std::collections::BTreeSet::new();
         for c in &self.claims {
@@ -440,6 +477,17 @@ impl Study {
             }
         }
         Ok(())
+    }
+
+    /// The study's alternations: each name with its steps, in the study's order.
+    pub fn alternations(&self) -> BTreeMap<&str, Vec<&Step>> {
+        let mut out: BTreeMap<&str, Vec<&Step>> = BTreeMap::new();
+        for s in &self.steps {
+            if let Some(g) = &s.alternate {
+                out.entry(g.as_str()).or_default().push(s);
+            }
+        }
+        out
     }
 
     /// The scale called `name`, or an error listing the known ones.
@@ -577,6 +625,31 @@ check = { kind = "faster", step = "m", a = "x", b = "y", ops = ["write"] }
         let bad_field = MINIMAL.replace("about = \"A\"", "about = \"A\"\nverdict = \"agrees\"");
         let e = Study::parse(&bad_field).unwrap_err();
         assert!(e.contains("line ") && e.contains("verdict"), "{e}");
+    }
+
+    #[test]
+    fn alternations_need_two_steps_and_no_action() {
+        let two = MINIMAL.replace(
+            "[[claims]]",
+            "alternate = \"g\"\n[[steps]]\nid = \"n\"\ntitle = \"N\"\nrun = \"/tmp -i write\"\nalternate = \"g\"\n[[claims]]",
+        );
+        let s = Study::parse(&two).unwrap();
+        let groups = s.alternations();
+        assert_eq!(
+            groups["g"].iter().map(|s| &s.id).collect::<Vec<_>>(),
+            ["m", "n"]
+        );
+        assert_eq!(s.scale("tiny").unwrap().blocks(), DEFAULT_BLOCKS);
+        let lone = two.replace(
+            "run = \"/tmp -i write\"\nalternate = \"g\"",
+            "run = \"/tmp\"",
+        );
+        let e = Study::parse(&lone).unwrap_err();
+        assert!(e.contains("only step 'm' has it"), "{e}");
+        let zero = two.replace("minutes = 1", "minutes = 1\nblocks = 0");
+        assert!(Study::parse(&zero)
+            .unwrap_err()
+            .contains("blocks must be at least 1"));
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! `study.json`: what a study run has done so far, rewritten (atomically) after every
 //! step, so an interrupted run can be reported and resumed. A study directory holds the
 //! marker, `study.toml` (the study as run), `study.json`, and `steps/ID/` (one ordinary
-//! result directory per step). Not: the records themselves (each step's results.jsonl).
+//! result directory per step, or per block: `steps/ID/block-N/`). Not: the records
+//! themselves (each run's results.jsonl).
 
 use crate::check::Measurement;
 use crate::spec::LabNeeds;
@@ -17,6 +18,11 @@ pub const STATE_FILE: &str = "study.json";
 /// Where step `id`'s results go.
 pub fn step_dir(dir: &Path, id: &str) -> PathBuf {
     dir.join("steps").join(id)
+}
+
+/// Where block `n` (from 1) of a step that alternates goes.
+pub fn block_dir(dir: &Path, id: &str, n: u32) -> PathBuf {
+    step_dir(dir, id).join(format!("block-{n}"))
 }
 
 /// How far a step got.
@@ -46,6 +52,13 @@ pub struct StepState {
     /// Earlier attempts' result directories, kept when a step is run again on --resume.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub attempts: Vec<String>,
+    /// A step that alternates: the blocks it has finished.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub blocks_done: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// The whole run.
