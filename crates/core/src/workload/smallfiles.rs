@@ -53,18 +53,32 @@ fn copy_file(
     fig: &mut PhaseFigures,
 ) -> io::Result<()> {
     let p = format!("{dst}/{}", f.path);
+    // As rsync: written under a temporary name beside the file, its mode and times set,
+    // then renamed into place (over the old copy on a re-sync).
+    let tmp = match p.rsplit_once('/') {
+        Some((dir, name)) => format!("{dir}/.{name}.sbtmp"),
+        None => format!(".{p}.sbtmp"),
+    };
     let data = &mut buf[..f.size as usize];
     tree::fill(data, f.content);
     let how = OpenOptions {
         sync,
         ..OpenOptions::create_new()
     };
-    let mut h = b.open(&p, how)?;
+    let mut h = b.open(&tmp, how)?;
     write_all(h.as_mut(), data)?;
     h.close()?;
-    b.chmod(&p, f.mode)?;
-    match b.set_times(&p, f.mtime_ns, f.mtime_ns) {
+    b.chmod(&tmp, f.mode)?;
+    match b.set_times(&tmp, f.mtime_ns, f.mtime_ns) {
         Err(e) if e.kind() == io::ErrorKind::Unsupported => fig.times_unsupported = true,
+        other => other?,
+    }
+    match b.rename(&tmp, &p) {
+        // A server that will not rename over a file: the old copy goes first.
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            b.unlink(&p)?;
+            b.rename(&tmp, &p)?;
+        }
         other => other?,
     }
     fig.files_written += 1;

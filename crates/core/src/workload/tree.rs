@@ -314,12 +314,16 @@ pub fn generate(seed: u64) -> Tree {
             let (median, sigma) = kind.size_model();
             raw.push((median * (sigma * normal(&mut rng)).exp()).clamp(20.0, 2e6));
             let jitter_s = (splitmix(&mut rng) % 86_400) as i64;
-            let jitter_ns = (splitmix(&mut rng) % 1_000_000_000) as i128;
+            // Whole seconds, as a release tarball keeps them, so every target stores them
+            // exactly (libnfs and libsmbclient set times in microseconds: a nanosecond
+            // part made every re-sync copy every file again). The draw that gave the
+            // nanoseconds stays, so a seed's names and sizes are what they were.
+            let _ = splitmix(&mut rng);
             files.push(TreeFile {
                 path,
                 size: 0,
                 mode: 0o644,
-                mtime_ns: i128::from(RELEASE_S + jitter_s) * 1_000_000_000 + jitter_ns,
+                mtime_ns: i128::from(RELEASE_S + jitter_s) * 1_000_000_000,
                 content: splitmix(&mut rng),
             });
         }
