@@ -8,6 +8,7 @@
 
 #![deny(unsafe_code)]
 
+pub mod client_cache;
 pub mod ffi;
 pub mod mountinfo;
 pub mod netguard;

@@ -159,6 +159,7 @@ fn run_with(backend: Arc<dyn Backend>, ops: Vec<Op>, verify: bool) -> (Vec<Recor
         servers: Default::default(),
         fuse: Default::default(),
         server_view: None,
+        disks: Vec::new(),
     };
     let mut obs = Collect::default();
     let summary = engine::run(

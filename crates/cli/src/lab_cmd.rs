@@ -24,7 +24,10 @@ pub enum LabCommand {
         /// holds several configurations side by side, each with its own image, shares
         /// and exports, and targets named after it: `--fs xfs,ext4` gives lab:nfs3@xfs
         /// and lab:nfs3@ext4 (lab:nfs3 is the first). An item may add +write-order
-        /// and +strict-allocate, e.g. `ext3+write-order,ext3`
+        /// and +strict-allocate, e.g. `ext3+write-order,ext3`, and +sync (every write
+        /// and namespace change stable before the reply, as a Linux sync export) or
+        /// +async (the NFS server answers before anything is stable, as an async
+        /// export), e.g. `xfs+async,xfs+sync` (docs/lab.md, "Durability")
         #[arg(long, default_value = "xfs", value_name = "FS[,FS...]")]
         fs: String,
         /// Bandwidth of every host's link, clients' and servers', both directions (tbf;
@@ -49,6 +52,12 @@ pub enum LabCommand {
         /// (docs/statistics.md says what it changed on this machine)
         #[arg(long, value_name = "LIST")]
         server_cpus: Option<String>,
+        /// The latency of the disk under every backing image: host (this machine's
+        /// disk as it is), hdd (a 7200 rpm disk, 13 ms a request) or ebs-magnetic (the
+        /// seeds' EC2 volumes, 10 ms a request), through nbdkit's delay filter
+        /// (docs/lab.md, "Disk profiles")
+        #[arg(long, default_value = "host", value_parser = ["host", "hdd", "ebs-magnetic"])]
+        disk: String,
     },
     /// Show hosts, servers, targets and link shaping
     Status {
@@ -78,6 +87,12 @@ pub enum LabCommand {
         #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// Run a command with every sync call a no-op (how a +async backing's NFS server runs)
+    #[command(hide = true)]
+    ExecWithoutSync {
+        #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+        command: Vec<String>,
+    },
     /// Gluster self-heal state of the replicated volume (entries still to heal per brick)
     Heal {
         /// Print JSON instead of text
@@ -102,6 +117,7 @@ pub fn main(args: LabArgs) -> CliResult<()> {
             strict_allocate,
             no_smb_fuse,
             server_cpus,
+            disk,
         } => {
             // Bad input is refused before anything is built (exit 2).
             lab::backing::Backing::parse_list(&fs, write_order, strict_allocate)
@@ -120,6 +136,7 @@ pub fn main(args: LabArgs) -> CliResult<()> {
                 strict_allocate,
                 smb_fuse: !no_smb_fuse,
                 server_cpus,
+                disk,
             })
             .map_err(fail)?;
             let _ = writeln!(
@@ -151,10 +168,11 @@ pub fn main(args: LabArgs) -> CliResult<()> {
             };
             let _ = writeln!(
                 out,
-                "lab {} in {} (fs {}, every link {})",
+                "lab {} in {} (fs {}, disk {}, every link {})",
                 s.phase,
                 s.directory.display(),
                 s.fs,
+                s.disk,
                 s.link
             );
             let _ = writeln!(out, "delay: {}", s.delay_emulation);
@@ -222,6 +240,10 @@ pub fn main(args: LabArgs) -> CliResult<()> {
             Ok(())
         }
         LabCommand::Mpirun { np, args } => mpirun(np, &args),
+        LabCommand::ExecWithoutSync { command } => {
+            let (cmd, args) = command.split_first().expect("clap: required");
+            Err(fail(lab::nosync::exec(cmd, args)))
+        }
         LabCommand::Heal { json } => {
             let info = lab::heal_info().map_err(fail)?;
             if json {

@@ -104,6 +104,13 @@ pub struct RunArgs {
     #[arg(long)]
     pub sync: bool,
 
+    /// Native clients (nfs://, smb://, lab:nfs3, lab:smb, ...) keep a page cache of this
+    /// size, as a kernel client's memory bounds its cache: reads it holds are memory copies,
+    /// a file larger than it is read from the server again. Records name it (client
+    /// `libnfs+cache 16 MiB`). Default: no cache (docs/operations.md)
+    #[arg(long, value_name = "SIZE", value_parser = parse_cache_size)]
+    pub client_cache: Option<u64>,
+
     /// Memory-map files instead of read()/write() for the cursor-style operations (IOzone -B)
     #[arg(long)]
     pub mmap: bool,
@@ -288,6 +295,15 @@ pub struct SizeList(pub Vec<u64>);
 
 fn parse_ops(s: &str) -> Result<OpList, String> {
     parse_op_list(s).map(OpList)
+}
+
+fn parse_cache_size(s: &str) -> Result<u64, String> {
+    match parse_size(s, BareUnit::Bytes).map_err(|e| e.to_string())? {
+        n if n < 64 * 1024 => Err(format!(
+            "'{s}': the cache holds 64 KiB pages; give at least 64k"
+        )),
+        n => Ok(n),
+    }
 }
 
 fn parse_sizes(s: &str) -> Result<SizeList, String> {
@@ -528,6 +544,7 @@ pub fn build_plan(a: &RunArgs) -> CliResult<Plan> {
                 sync: a.sync,
                 ..Timing::default()
             },
+            client_cache: a.client_cache,
             ..Plan::default()
         };
         plan.validate().map_err(CliError::usage)?;
@@ -587,6 +604,7 @@ pub fn build_plan(a: &RunArgs) -> CliResult<Plan> {
         keep_files: a.keep_files,
         seed: a.seed,
         min_sample_s: a.min_sample_time,
+        client_cache: a.client_cache,
         ..Plan::default()
     };
     plan.validate().map_err(CliError::usage)?;

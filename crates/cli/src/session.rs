@@ -17,7 +17,7 @@ use sharebench_core::workdir::Workdir;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// The file that marks a results directory as sharebench's.
 pub const RESULTS_MARKER: &str = ".sharebench-results";
@@ -101,6 +101,26 @@ pub struct SessionResult {
     pub records: Vec<Record>,
 }
 
+/// `backend` behind a client page cache of `bytes` (`--client-cache`); refused for a
+/// directory, whose kernel or FUSE client has a cache of its own.
+fn with_client_cache(
+    name: &str,
+    backend: Arc<dyn Backend>,
+    bytes: Option<u64>,
+) -> Result<Arc<dyn Backend>, String> {
+    let Some(bytes) = bytes else {
+        return Ok(backend);
+    };
+    if matches!(backend.info().backend.as_str(), "posix" | "null") {
+        return Err(format!(
+            "--client-cache is for the native clients (nfs://, smb://); '{name}' is a directory, whose kernel or FUSE client caches on its own"
+        ));
+    }
+    Ok(Arc::new(
+        sharebench_backends::client_cache::CachedBackend::new(backend, bytes),
+    ))
+}
+
 /// Creates the results directory: a new one, or an existing empty one. Refuses a
 /// directory that already holds anything, ours or someone else's: nothing is overwritten.
 /// It is held open from here on, so nothing written there follows a planted symlink.
@@ -174,6 +194,8 @@ struct Located {
     fuse: ProcessSet,
     /// The server's own view of the target's files, where the lab has one.
     server_path: Option<std::path::PathBuf>,
+    /// The lab's block devices under the target (their writes and flushes are recorded).
+    disks: Vec<String>,
 }
 
 fn locate(name: &str) -> Result<Located, String> {
@@ -185,6 +207,7 @@ fn locate(name: &str) -> Result<Located, String> {
             servers: ProcessSet::default(),
             fuse: ProcessSet::default(),
             server_path: None,
+            disks: Vec::new(),
         });
     }
     let t = sharebench_lab::resolve(name).map_err(|e| format!("{e:#}"))?;
@@ -211,6 +234,7 @@ fn locate(name: &str) -> Result<Located, String> {
         servers,
         fuse: ProcessSet::of_pids(&t.client_pids),
         server_path: t.server_path,
+        disks: t.disks,
     })
 }
 
@@ -290,6 +314,7 @@ fn prepare_targets(
     // ways (a share and the DFS link to it), and must not collide.
     for (i, (name, l)) in names.iter().zip(located).enumerate() {
         let prepared = sharebench_backends::open_target(&l.url).and_then(|backend| {
+            let backend = with_client_cache(name, backend, spec.plan.client_cache)?;
             check_purge(name, backend.as_ref(), spec)?;
             warn_of_debris(name, backend.as_ref());
             let id = format!("{files_prefix}-t{i}");
@@ -305,6 +330,7 @@ fn prepare_targets(
                     .server_path
                     .as_deref()
                     .and_then(|p| sharebench_backends::open_target(&p.to_string_lossy()).ok()),
+                disks: l.disks,
             })
         });
         match prepared {
@@ -538,6 +564,7 @@ pub fn execute(spec: SessionSpec, on_record: &mut dyn FnMut(&Record)) -> CliResu
             .iter()
             .map(|t| TargetManifest {
                 server_fs: t.server_view.as_ref().and_then(|v| v.info().fs_type),
+                server_mount_options: t.server_view.as_ref().and_then(|v| v.info().mount_options),
                 ..TargetManifest::new(&t.name, t.backend.info(), &t.workdir.path)
             })
             .collect(),

@@ -60,15 +60,8 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
     if !nix_is_root() {
         return;
     }
-    let _ = lab(&["down"]);
     // Whatever happens below, the lab is taken down at the end.
-    struct Down;
-    impl Drop for Down {
-        fn drop(&mut self) {
-            let _ = lab(&["down"]);
-        }
-    }
-    let _down = Down;
+    let _down = no_lab_before_or_after();
 
     // Up, with shaped client links.
     let o = lab(&["up", "--link", "100mbit", "--image-size", "1G"]);

@@ -225,6 +225,7 @@ mod tests {
             servers: Default::default(),
             fuse: Default::default(),
             server_view: None,
+            disks: Vec::new(),
         };
         (t, fs)
     }

@@ -6,6 +6,7 @@
 pub mod backend;
 pub mod buffer;
 pub mod cpu;
+pub mod disk_io;
 pub mod engine;
 pub mod latency;
 pub mod machine;

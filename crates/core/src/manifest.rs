@@ -74,6 +74,10 @@ pub struct TargetManifest {
     /// for `lab:nfs3@ext4`: the configuration a comparison is about, as found, not as named.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_fs: Option<String>,
+    /// The options the server's file system is mounted with, as found (`sync,dirsync`
+    /// on a lab backing that is `+sync`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_mount_options: Option<String>,
 }
 
 impl TargetManifest {
@@ -88,6 +92,7 @@ impl TargetManifest {
             mount_options: info.mount_options,
             workdir: workdir.to_string(),
             server_fs: None,
+            server_mount_options: None,
         }
     }
 }

@@ -327,6 +327,10 @@ pub struct Plan {
     /// The engine skips them; their records are carried over by the caller.
     #[serde(default, skip_serializing_if = "std::collections::BTreeSet::is_empty")]
     pub done: std::collections::BTreeSet<(u32, String, usize)>,
+    /// The native clients keep a page cache of this many bytes (`--client-cache`), as a
+    /// kernel client's memory bounds it; `None`: they cache nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_cache: Option<u64>,
 }
 
 /// When `--reps auto` stops sampling a unit (a cell of the matrix, or a whole test): when
@@ -382,6 +386,7 @@ impl Default for Plan {
             auto_reps: None,
             cpus: None,
             done: Default::default(),
+            client_cache: None,
         }
     }
 }

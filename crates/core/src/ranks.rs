@@ -284,6 +284,10 @@ fn sum_of_ranks(column: &[(&RankPart, &Record)], threads: u32) -> Record {
     agg.cpu_util_pct = crate::cpu::util_pct(agg.cpu_total_s, agg.seconds);
     agg.fuse_cpu_s = sum_opt(|r| r.fuse_cpu_s);
     agg.server_cpu_s = recs.iter().filter_map(|r| r.server_cpu_s).reduce(f64::max);
+    // Every rank sees the same server devices over about the same span: the largest count.
+    agg.disk_writes = recs.iter().filter_map(|r| r.disk_writes).max();
+    agg.disk_write_bytes = recs.iter().filter_map(|r| r.disk_write_bytes).max();
+    agg.disk_flushes = recs.iter().filter_map(|r| r.disk_flushes).max();
     agg.server_cpu_util_pct = agg
         .server_cpu_s
         .map(|s| crate::cpu::util_pct(s, agg.seconds));

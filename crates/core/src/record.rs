@@ -135,6 +135,15 @@ pub struct Record {
     pub server_cpu_s: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_cpu_util_pct: Option<f64>,
+    /// What reached the server's storage during the measurement (lab targets whose
+    /// backing device is on this machine): completed write requests, bytes written and
+    /// cache flushes of the device (`disk_io`). Not on `worker` records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disk_writes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disk_write_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disk_flushes: Option<u64>,
     #[serde(flatten)]
     pub latency: LatencySummary,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -255,6 +264,13 @@ impl Record {
         }
     }
 
+    /// What reached the server's storage over this measurement (see `disk_writes`).
+    pub fn set_disk(&mut self, d: Option<crate::disk_io::DiskIo>) {
+        self.disk_writes = d.map(|d| d.writes);
+        self.disk_write_bytes = d.map(|d| d.write_bytes);
+        self.disk_flushes = d.map(|d| d.flushes);
+    }
+
     /// Counts a FUSE daemon's CPU over this measurement as client CPU (see `fuse_cpu_s`).
     pub fn add_fuse_cpu(&mut self, fuse_s: f64) {
         self.fuse_cpu_s = Some(fuse_s);
@@ -293,6 +309,9 @@ impl Default for Record {
             fuse_cpu_s: None,
             server_cpu_s: None,
             server_cpu_util_pct: None,
+            disk_writes: None,
+            disk_write_bytes: None,
+            disk_flushes: None,
             latency: LatencySummary::default(),
             throughput: None,
             stonewalled: false,
@@ -414,7 +433,7 @@ pub fn read_jsonl_from(file: File, path: &Path) -> io::Result<LoadedRecords> {
 }
 
 /// The CSV columns, in order: the tidy, one-row-per-record view of the schema.
-pub const CSV_COLUMNS: [&str; 56] = [
+pub const CSV_COLUMNS: [&str; 59] = [
     "run_id",
     "target",
     "backend",
@@ -471,6 +490,9 @@ pub const CSV_COLUMNS: [&str; 56] = [
     "reps_stop",
     "others_cpu_s",
     "steal_s",
+    "disk_writes",
+    "disk_write_bytes",
+    "disk_flushes",
 ];
 
 /// Writes records as CSV with `CSV_COLUMNS`, as a new file `name` in `dir`.
@@ -549,6 +571,9 @@ pub fn write_csv(dir: &SafeDir, name: &str, records: &[Record]) -> io::Result<()
                 .unwrap_or_default(),
             opt(r.others_cpu_s),
             opt(r.steal_s),
+            optu(r.disk_writes),
+            optu(r.disk_write_bytes),
+            optu(r.disk_flushes),
         ])?;
     }
     w.flush()

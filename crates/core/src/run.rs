@@ -24,6 +24,10 @@ pub struct Target {
     /// share's directory on its backing image): for what only the server side can
     /// measure, such as extents through FIEMAP. `None` for other targets.
     pub server_view: Option<Arc<dyn Backend>>,
+    /// The block devices (names under /sys/block) that hold the target's data on the
+    /// server side, where they are on this machine (a lab share's backing loop device):
+    /// their writes and flushes are recorded with each measurement (`disk_io`).
+    pub disks: Vec<String>,
 }
 
 /// Receives records and progress. Errors from `record` stop the run (nowhere to write).

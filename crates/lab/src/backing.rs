@@ -10,7 +10,25 @@ use serde::{Deserialize, Serialize};
 /// File systems a backing image can have.
 pub const FILE_SYSTEMS: [&str; 4] = ["xfs", "ext4", "ext3", "btrfs"];
 
-/// One backing: `FS[+write-order][+strict-allocate]`, e.g. `ext3+write-order`.
+/// When the servers make what a client wrote on a backing stable.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Durability {
+    /// When the client asks: an NFS COMMIT or FILE_SYNC write, an SMB flush (the servers'
+    /// own behaviour).
+    #[default]
+    OnRequest,
+    /// `+sync`: every write and every namespace change (create, rename, remove, set
+    /// attributes) stable before the reply, as a Linux `sync` export makes them: the
+    /// backing is mounted `sync,dirsync` (and `wsync` on xfs).
+    Sync,
+    /// `+async`: the NFS server answers WRITE and COMMIT before anything is stable, as a
+    /// Linux `async` export does: Ganesha's sync calls are no-ops (`nosync`). Samba is
+    /// not changed.
+    Async,
+}
+
+/// One backing: `FS[+write-order][+strict-allocate][+sync|+async]`, e.g. `ext3+write-order`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Backing {
     pub fs: String,
@@ -20,6 +38,8 @@ pub struct Backing {
     /// Samba's `strict allocate = yes` on this backing's shares.
     #[serde(default)]
     pub strict_allocate: bool,
+    #[serde(default)]
+    pub durability: Durability,
 }
 
 impl Backing {
@@ -32,7 +52,21 @@ impl Backing {
         if self.strict_allocate {
             n.push_str("+strict-allocate");
         }
+        match self.durability {
+            Durability::OnRequest => {}
+            Durability::Sync => n.push_str("+sync"),
+            Durability::Async => n.push_str("+async"),
+        }
         n
+    }
+
+    /// The options the backing is mounted with (`mount -o`), if any.
+    pub fn mount_options(&self) -> Option<&'static str> {
+        match (self.durability, self.fs.as_str()) {
+            (Durability::Sync, "xfs") => Some("sync,dirsync,wsync"),
+            (Durability::Sync, _) => Some("sync,dirsync"),
+            _ => None,
+        }
     }
 
     /// Parses `FS[+write-order][+strict-allocate]`; `parse_list` checks the combination.
@@ -46,13 +80,19 @@ impl Backing {
             fs,
             write_order: false,
             strict_allocate: false,
+            durability: Durability::OnRequest,
         };
         for p in parts {
             match p {
                 "write-order" => b.write_order = true,
                 "strict-allocate" => b.strict_allocate = true,
+                "sync" | "async" if b.durability != Durability::OnRequest => {
+                    bail!("--fs '{spec}': give +sync or +async, not both")
+                }
+                "sync" => b.durability = Durability::Sync,
+                "async" => b.durability = Durability::Async,
                 _ => {
-                    bail!("unknown option '{p}' in --fs '{spec}' (write-order or strict-allocate)")
+                    bail!("unknown option '{p}' in --fs '{spec}' (write-order, strict-allocate, sync or async)")
                 }
             }
         }
@@ -79,6 +119,16 @@ impl Backing {
                 bail!("--fs names '{}' twice", b.name());
             }
             out.push(b);
+        }
+        // One NFS server serves every backing: without its fsync, a backing that is
+        // neither +sync nor +async would silently become async too.
+        if out.iter().any(|b| b.durability == Durability::Async) {
+            if let Some(plain) = out.iter().find(|b| b.durability == Durability::OnRequest) {
+                bail!(
+                    "--fs: with an +async backing the NFS server skips every fsync, so '{}' would be async too; give it +sync or +async",
+                    plain.name()
+                );
+            }
         }
         if out.len() > MAX_BACKINGS {
             bail!(
@@ -117,6 +167,19 @@ mod tests {
         assert!(l[2].strict_allocate && l[2].write_order && !l[0].write_order);
         let all = Backing::parse_list("ext4,ext3", true, true).unwrap();
         assert!(all.iter().all(|b| b.write_order && b.strict_allocate));
+    }
+
+    #[test]
+    fn durability_options() {
+        let l = Backing::parse_list("xfs+async,xfs+sync,ext4+sync", false, false).unwrap();
+        let names: Vec<String> = l.iter().map(Backing::name).collect();
+        assert_eq!(names, ["xfs+async", "xfs+sync", "ext4+sync"]);
+        assert_eq!(l[0].mount_options(), None);
+        assert_eq!(l[1].mount_options(), Some("sync,dirsync,wsync"));
+        assert_eq!(l[2].mount_options(), Some("sync,dirsync"));
+        let e = Backing::parse_list("xfs+async,ext4", false, false).unwrap_err();
+        assert!(e.to_string().contains("'ext4' would be async too"), "{e}");
+        assert!(Backing::parse_list("xfs+sync+async", false, false).is_err());
     }
 
     #[test]

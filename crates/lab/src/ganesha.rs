@@ -36,12 +36,15 @@ pub fn pseudo(index: usize) -> String {
 
 /// Starts Ganesha on `host`, exporting `nfs-sharing` of every backing (`data[i]` is
 /// backing `i`'s mount point), and, when `gluster_volume` is given, that Gluster volume
-/// through the Gluster FSAL (the seed's "GlusterFS+NFS").
+/// through the Gluster FSAL (the seed's "GlusterFS+NFS"). With `skip_fsync` (a backing
+/// that is `+async`) its sync calls are no-ops (`nosync`), so it answers WRITE and COMMIT
+/// before anything is stable, as an `async` export does.
 pub fn start(
     state: &mut LabState,
     host: &Host,
     data: &[PathBuf],
     gluster_volume: Option<&str>,
+    skip_fsync: bool,
 ) -> Result<()> {
     let dir = state.file("ganesha");
     std::fs::create_dir_all(dir.join("recovery"))?;
@@ -66,6 +69,10 @@ pub fn start(
     }
     let conf = dir.join("ganesha.conf");
     let log = dir.join("ganesha.log");
+    // RPC_Idle_Timeout_S = 3600 (its most): by default Ganesha closes a connection idle
+    // for 300 s, and a target whose connection sat idle while another target's slow
+    // measurements ran (a sync export on a slow disk) lost it; libnfs is not let to
+    // reconnect (see ffi::libnfs).
     // pnfs_mds = false: Ganesha 4.3 otherwise announces itself as a pNFS metadata server
     // (EXCHGID4_FLAG_USE_PNFS_MDS) although the VFS and Gluster exports hand out no
     // layouts, and an NFSv4.1 client that believes it (nfs-rs 0.11.1) sends a LAYOUTGET,
@@ -73,7 +80,7 @@ pub fn start(
     std::fs::write(
         &conf,
         format!(
-            "NFS_CORE_PARAM {{ Protocols = 3, 4; Bind_addr = {addr}; Enable_NLM = false; Enable_RQUOTA = false; }}
+            "NFS_CORE_PARAM {{ Protocols = 3, 4; Bind_addr = {addr}; Enable_NLM = false; Enable_RQUOTA = false; RPC_Idle_Timeout_S = 3600; }}
 NFSV4 {{ Graceless = true; RecoveryBackend = fs; RecoveryRoot = {recovery}; Minor_Versions = 0, 1, 2; pnfs_mds = false; }}
 NFS_KRB5 {{ Active_krb5 = false; }}
 {exports}{gluster}",
@@ -93,15 +100,28 @@ mount -t tmpfs -o mode=0755 tmpfs /run
 mkdir -p /run/ganesha /run/rpcbind
 rpcbind -f -w &
 sleep 0.5
-exec ganesha.nfsd -F -f {conf} -L {log} -p /run/ganesha/ganesha.pid -N NIV_EVENT
+exec {preload}ganesha.nfsd -F -f {conf} -L {log} -p /run/ganesha/ganesha.pid -N NIV_EVENT
 ",
             conf = conf.display(),
-            log = log.display()
+            log = log.display(),
+            preload = if skip_fsync {
+                no_sync_prefix()?
+            } else {
+                String::new()
+            },
         ),
     )?;
     let out = dir.join("ganesha.out");
     let server = Server::script_in_private_mounts("ganesha", &script, out, log, PORT);
     start_server(state, host, server).map(|_| ())
+}
+
+/// The command line prefix that runs a server with every sync call a no-op (`nosync`):
+/// this program's hidden `lab exec-without-sync`.
+fn no_sync_prefix() -> Result<String> {
+    let me = std::env::current_exe()
+        .map_err(|e| anyhow::anyhow!("cannot find this program for +async: {e}"))?;
+    Ok(format!("{} lab exec-without-sync -- ", me.display()))
 }
 
 /// An export of Gluster volume `volume` (served by glusterd on `host`) through gfapi.

@@ -3,9 +3,11 @@
 //! after a crash. Not: measuring (the engine does that) or protocol clients (backends).
 
 pub mod backing;
+pub mod disk;
 pub mod ganesha;
 pub mod gluster;
 pub mod net;
+pub mod nosync;
 pub mod proc;
 pub mod samba;
 pub mod service;
@@ -47,6 +49,9 @@ pub struct UpOptions {
     /// CPUs every server process may run on (`taskset -c` list, e.g. `1`), so that they
     /// and the client (`run --cpus`) do not take turns on one core; `None`: anywhere.
     pub server_cpus: Option<String>,
+    /// The latency of the disk under every backing image (`disk::PROFILES`): `host`
+    /// (none added), `hdd`, `ebs-magnetic`.
+    pub disk: String,
 }
 
 impl Default for UpOptions {
@@ -60,6 +65,7 @@ impl Default for UpOptions {
             strict_allocate: false,
             smb_fuse: true,
             server_cpus: None,
+            disk: "host".into(),
         }
     }
 }
@@ -82,7 +88,11 @@ const TOOLS: [(&str, &str); 11] = [
     ("glusterfs", "glusterfs-client"),
 ];
 
-fn check_prerequisites(backings: &[Backing], smb_fuse: bool) -> Result<()> {
+fn check_prerequisites(
+    backings: &[Backing],
+    smb_fuse: bool,
+    disk: &disk::DiskProfile,
+) -> Result<()> {
     if !nix::unistd::geteuid().is_root() {
         bail!("the lab needs root (namespaces, loop devices, mounts)");
     }
@@ -98,6 +108,12 @@ fn check_prerequisites(backings: &[Backing], smb_fuse: bool) -> Result<()> {
             (
                 "smbnetfs".to_string(),
                 "smbnetfs, or lab up --no-smb-fuse".into(),
+            )
+        }))
+        .chain(disk.delays().then(|| {
+            (
+                "nbdfuse".to_string(),
+                format!("libnbd-bin and nbdkit, for --disk {}", disk.name),
             )
         }))
         .filter(|(t, _)| !sh::run_quiet("sh", &["-c", &format!("command -v {t}")]))
@@ -121,12 +137,13 @@ pub fn up(opts: &UpOptions) -> Result<LabState> {
         bail!("a lab was left half up or its servers died; run 'sharebench lab down' first");
     }
     let backings = Backing::parse_list(&opts.fs, opts.write_order, opts.strict_allocate)?;
+    let disk = disk::DiskProfile::named(&opts.disk)?;
     let shaping = net::parse_link(&opts.link)?;
     let topology = match &opts.topology {
         Some(p) => Topology::load(p)?,
         None => Topology::default_lab(),
     };
-    check_prerequisites(&backings, opts.smb_fuse)?;
+    check_prerequisites(&backings, opts.smb_fuse, disk)?;
     if let Some(cpus) = &opts.server_cpus {
         // taskset itself judges the list against the CPUs this machine lets us use.
         if !sh::run_quiet("taskset", &["-c", cpus, "true"]) {
@@ -152,6 +169,7 @@ pub fn up(opts: &UpOptions) -> Result<LabState> {
         topology,
         fs: opts.fs.clone(),
         link: opts.link.clone(),
+        disk: disk.name.to_string(),
         backings,
         server_cpus: opts.server_cpus.clone(),
         resources: Vec::new(),
@@ -184,12 +202,20 @@ fn build(state: &mut LabState, opts: &UpOptions, shaping: Option<(String, u64)>)
     }
     let password = samba::new_password()?;
     samba::write_credentials(state, &password)?;
+    let disk = disk::DiskProfile::named(&opts.disk)?;
     let replicas: Vec<_> = topo.replicas().cloned().collect();
     for h in topo.servers() {
         let mut data = Vec::new();
         for i in 0..backings_of(state, h) {
             let b = state.backings[i].clone();
-            data.push(storage::create(state, &h.name, i, &b, &opts.image_size)?);
+            data.push(storage::create(
+                state,
+                &h.name,
+                i,
+                &b,
+                &opts.image_size,
+                disk,
+            )?);
         }
         for s in &h.services {
             match (s, data.first()) {
@@ -217,13 +243,22 @@ fn build(state: &mut LabState, opts: &UpOptions, shaping: Option<(String, u64)>)
     }
     if let Some(g) = topo.host_with(Service::Ganesha).cloned() {
         let data = data_dirs(state, &g);
-        ganesha::start(state, &g, &data, gluster_export_of(&topo, &g))?;
+        let skip_fsync = any_async(state);
+        ganesha::start(state, &g, &data, gluster_export_of(&topo, &g), skip_fsync)?;
     }
     // The clients as MPI hosts (`lab mpirun`), where sshd is installed.
     if ssh::available() {
         ssh::start_all(state)?;
     }
     Ok(())
+}
+
+/// Whether a backing is `+async`: the NFS server then skips every fsync.
+fn any_async(state: &LabState) -> bool {
+    state
+        .backings
+        .iter()
+        .any(|b| b.durability == backing::Durability::Async)
 }
 
 /// How many backing images `h` has: none without data services, the primary only for
@@ -431,6 +466,21 @@ pub fn down() -> Result<DownReport> {
             Resource::Link { name } if net::delete_link(name) => {
                 report.removed.push(format!("link {name}"))
             }
+            Resource::DelayedDisk {
+                mount,
+                pid,
+                start_time,
+            } => {
+                if disk::stop(mount, *pid, *start_time) {
+                    report
+                        .removed
+                        .push(format!("disk delay layer {}", mount.display()));
+                } else {
+                    report
+                        .problems
+                        .push(format!("cannot unmount {}", mount.display()));
+                }
+            }
             _ => {}
         }
     }
@@ -493,6 +543,10 @@ pub struct LabTarget {
     /// sharebench itself.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub client_pids: Vec<i32>,
+    /// The lab's block devices that hold this target's files (loop devices, names under
+    /// /sys/block), whose writes and flushes each record counts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub disks: Vec<String>,
 }
 
 /// The live processes of the lab's recorded process named `name` (see
@@ -533,6 +587,7 @@ pub fn targets(state: &LabState) -> Vec<LabTarget> {
             env: env.clone(),
             server: server.into(),
             server_path: None,
+            disks: Vec::new(),
             client_pids: Vec::new(),
         })
     };
@@ -596,6 +651,7 @@ pub fn targets(state: &LabState) -> Vec<LabTarget> {
                     env: Vec::new(),
                     server: g.name.clone(),
                     server_path: None,
+                    disks: Vec::new(),
                     client_pids: recorded_pids(state, &gluster::process_name(volume)),
                 });
             }
@@ -616,6 +672,7 @@ pub fn targets(state: &LabState) -> Vec<LabTarget> {
                 env: Vec::new(),
                 server: r.name.clone(),
                 server_path: None,
+                disks: Vec::new(),
                 client_pids: recorded_pids(state, &smbnetfs::process_name(client)),
             });
         }
@@ -631,14 +688,43 @@ pub fn targets(state: &LabState) -> Vec<LabTarget> {
                 env: Vec::new(),
                 server: r.name.clone(),
                 server_path: None,
+                disks: Vec::new(),
                 client_pids: Vec::new(),
             });
         }
     }
     for target in &mut out {
         target.server_path = server_path(state, target);
+        target.disks = disks_of(state, target);
     }
     out
+}
+
+/// The lab's block devices that hold `target`'s files on the server side: the backing
+/// image's loop device; both replicas' for the replicated Gluster volume.
+fn disks_of(state: &LabState, target: &LabTarget) -> Vec<String> {
+    let mut paths: Vec<PathBuf> = target.server_path.iter().cloned().collect();
+    if target.name.starts_with("lab:disk") {
+        paths.push(PathBuf::from(&target.url));
+    }
+    if matches!(
+        target.name.as_str(),
+        "lab:gluster-replica" | "lab:gluster-nfs3"
+    ) {
+        paths = state
+            .topology
+            .gluster_hosts()
+            .iter()
+            .map(|h| state.file(format!("srv/{}/bricks/{}", h.name, gluster::REPLICA)))
+            .collect();
+    }
+    let mut disks: Vec<String> = paths
+        .iter()
+        .filter_map(|p| storage::block_device(p))
+        .filter(|d| d.starts_with("loop"))
+        .collect();
+    disks.dedup();
+    disks
 }
 
 /// The target-name suffix of each backing, with its number: `""` for the primary, and
@@ -707,6 +793,8 @@ pub struct Status {
     pub directory: PathBuf,
     pub fs: String,
     pub link: String,
+    /// The disk profile under the backing images (`lab up --disk`).
+    pub disk: String,
     /// CPUs the servers are pinned to (`lab up --server-cpus`), if they are.
     pub server_cpus: Option<String>,
     /// Delay cannot be emulated here: this kernel has no netem.
@@ -762,6 +850,7 @@ pub fn status() -> Result<Option<Status>> {
         directory: LabState::dir(),
         fs: state.fs.clone(),
         link: state.link.clone(),
+        disk: state.disk.clone(),
         server_cpus: state.server_cpus.clone(),
         delay_emulation: if netem_available() {
             "available (netem)".into()
@@ -846,7 +935,8 @@ pub fn restart(host: &str) -> Result<()> {
             Service::DfsRoot => samba::start_dfs_root(&mut state, &h, &replicas, &password)?,
             Service::Ganesha => {
                 let volume = gluster_export_of(&state.topology, &h);
-                ganesha::start(&mut state, &h, &data, volume)?
+                let skip_fsync = any_async(&state);
+                ganesha::start(&mut state, &h, &data, volume, skip_fsync)?
             }
             Service::Gluster => gluster::start_daemon(&mut state, &h)?,
         }
@@ -887,6 +977,7 @@ mod tests {
             server_cpus: None,
             fs: "xfs".into(),
             link: "100mbit".into(),
+            disk: "host".into(),
             backings: Backing::parse_list("xfs", false, false).unwrap(),
             resources,
             services: Vec::new(),

@@ -32,6 +32,14 @@ pub enum Resource {
         pid: i32,
         start_time: u64,
     },
+    /// A disk profile's delay layer (`disk`): nbdfuse and its nbdkit, led by `pid`,
+    /// serving an image as a file in the FUSE mount `mount`. Ended after the loop device
+    /// on that file is detached.
+    DelayedDisk {
+        mount: PathBuf,
+        pid: i32,
+        start_time: u64,
+    },
 }
 
 /// A running server as `lab status` reports it.
@@ -54,6 +62,9 @@ pub struct LabState {
     /// The backings as `lab up --fs` gave them, e.g. `xfs,ext4`.
     pub fs: String,
     pub link: String,
+    /// The disk profile under the backing images (`lab up --disk`).
+    #[serde(default = "host_disk")]
+    pub disk: String,
     /// The server configurations side by side, the primary first (`backing`).
     pub backings: Vec<Backing>,
     /// CPUs the servers are pinned to (`lab up --server-cpus`), a `taskset -c` list.
@@ -118,4 +129,8 @@ impl LabState {
     pub fn file(&self, rel: impl AsRef<Path>) -> PathBuf {
         Self::dir().join(rel)
     }
+}
+
+fn host_disk() -> String {
+    "host".into()
 }

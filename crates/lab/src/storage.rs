@@ -3,6 +3,7 @@
 //! device) and mounted under the lab directory.
 
 use crate::backing::Backing;
+use crate::disk::DiskProfile;
 use crate::sh::{run, run_quiet};
 use crate::state::{LabState, Resource};
 use anyhow::{bail, Context, Result};
@@ -38,6 +39,7 @@ pub fn create(
     index: usize,
     backing: &Backing,
     size: &str,
+    disk: &DiskProfile,
 ) -> Result<PathBuf> {
     let (fs, write_order) = (backing.fs.as_str(), backing.write_order);
     if write_order && !fs.starts_with("ext") {
@@ -61,9 +63,29 @@ pub fn create(
     };
     run(&format!("mkfs.{fs}"), &["-q", force, &img_s])
         .with_context(|| format!("formatting {name}'s image as {fs}"))?;
-    let dev = run("losetup", &["-f", "--show", "--direct-io=on", &img_s])?;
+    // With a disk profile, the loop device attaches the image as the delay layer serves it.
+    let attached = if disk.delays() {
+        let file = crate::disk::serve(state, &name, &img, disk)?;
+        state.intend(Resource::Image { path: file.clone() })?;
+        file
+    } else {
+        img.clone()
+    };
+    let dev = run(
+        "losetup",
+        &[
+            "-f",
+            "--show",
+            "--direct-io=on",
+            &attached.to_string_lossy(),
+        ],
+    )?;
     state.intend(Resource::Mount { path: mnt.clone() })?;
-    run("mount", &[&dev, &mnt.to_string_lossy()])?;
+    let mnt_s = mnt.to_string_lossy();
+    match backing.mount_options() {
+        Some(o) => run("mount", &["-o", o, &dev, &mnt_s])?,
+        None => run("mount", &[&dev, &mnt_s])?,
+    };
     if write_order {
         let knob = format!(
             "/sys/fs/ext4/{}/mb_stream_req",
@@ -73,6 +95,17 @@ pub fn create(
             .with_context(|| format!("cannot set {knob}"))?;
     }
     Ok(mnt)
+}
+
+/// The block device (its name under /sys/block, e.g. `loop3`) that holds `path`; `None`
+/// for a file system without one (tmpfs, FUSE) or a partition's parent.
+pub fn block_device(path: &Path) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let dev = std::fs::metadata(path).ok()?.dev();
+    let (major, minor) = (nix::sys::stat::major(dev), nix::sys::stat::minor(dev));
+    let link = std::fs::read_link(format!("/sys/dev/block/{major}:{minor}")).ok()?;
+    let name = link.file_name()?.to_str()?.to_string();
+    Path::new("/sys/block").join(&name).exists().then_some(name)
 }
 
 /// Loop devices attached to `image` now.

@@ -140,6 +140,10 @@ pub fn table(sources: &[Source], records: &[Record]) -> EnvTable {
         ),
         ("file system", of_target(|x| x.fs_type.clone())),
         ("server's file system", of_target(|x| x.server_fs.clone())),
+        (
+            "server's mount options",
+            of_target(|x| x.server_mount_options.clone()),
+        ),
         ("mount point", of_target(|x| x.mount_point.clone())),
         ("mount options", of_target(|x| x.mount_options.clone())),
         (

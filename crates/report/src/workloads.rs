@@ -291,10 +291,11 @@ fn smallfiles(h: &mut String, a: &Analysis) {
     if recs.is_empty() {
         return;
     }
-    h.push_str("<h2 id=smallfiles>Small files (web-application tree)</h2><p class=note>The generated tree (1,800 files, 35 MB, see docs/workloads.md) copied with rsync -a semantics, re-synced unchanged, re-synced after changing 10% of the files, deleted. Bars: median seconds per phase (shorter is better); the rsync-* rows are the real rsync binary on the same target. CPU: client (this process, and rsync's for rsync rows) and the lab servers', in per cent of one CPU over the phase.</p>");
-    // (phase order, phase) -> label -> (seconds, files/s, client cpu %, server cpu %)
+    h.push_str("<h2 id=smallfiles>Small files (web-application tree)</h2><p class=note>The generated tree (1,800 files, 35 MB, see docs/workloads.md) copied with rsync -a semantics, re-synced unchanged, re-synced after changing 10% of the files, deleted. Bars: median seconds per phase (shorter is better); the rsync-* rows are the real rsync binary on the same target. CPU: client (this process, and rsync's for rsync rows) and the lab servers', in per cent of one CPU over the phase. Disk: the write requests and cache flushes that reached the server's disk during the phase (lab targets; docs/lab.md), what a sync export pays for and an async one defers.</p>");
+    // (phase order, phase) -> label -> (seconds, files/s, client cpu %, server cpu %,
+    // disk writes, disk flushes)
     let mut phases: Vec<String> = Vec::new();
-    let mut by: BTreeMap<(usize, String), PerLabel<[Vec<f64>; 4]>> = BTreeMap::new();
+    let mut by: BTreeMap<(usize, String), PerLabel<[Vec<f64>; 6]>> = BTreeMap::new();
     for r in &recs {
         let i = phases.iter().position(|p| p == &r.op).unwrap_or_else(|| {
             phases.push(r.op.clone());
@@ -311,13 +312,17 @@ fn smallfiles(h: &mut String, a: &Analysis) {
         if let Some(s) = r.server_cpu_util_pct {
             e[3].push(s);
         }
+        if let (Some(w), Some(f)) = (r.disk_writes, r.disk_flushes) {
+            e[4].push(w as f64);
+            e[5].push(f as f64);
+        }
     }
     let longest = by
         .values()
         .flat_map(|m| m.values().map(|v| median(&v[0])))
         .fold(0.0, f64::max)
         .max(1e-9);
-    h.push_str("<table><tr><th>phase</th><th>target</th><th>seconds</th><th></th><th>files/s</th><th>client CPU</th><th>server CPU</th></tr>");
+    h.push_str("<table><tr><th>phase</th><th>target</th><th>seconds</th><th></th><th>files/s</th><th>client CPU</th><th>server CPU</th><th>disk writes / flushes</th></tr>");
     for ((_, phase), per) in &by {
         for (j, l) in a.labels.iter().enumerate() {
             let Some(v) = per.get(l) else { continue };
@@ -325,14 +330,19 @@ fn smallfiles(h: &mut String, a: &Analysis) {
             let width = (secs / longest * 240.0).max(1.0);
             let _ = write!(
                 h,
-                "<tr><td>{}</td><td>{}</td><td class=num>{:.3}</td><td><svg width=250 height=12><rect width='{width:.0}' height=12 fill='{}'/></svg></td><td class=num>{}</td><td class=num>{}</td><td class=num>{}</td></tr>",
+                "<tr><td>{}</td><td>{}</td><td class=num>{:.3}</td><td><svg width=250 height=12><rect width='{width:.0}' height=12 fill='{}'/></svg></td><td class=num>{}</td><td class=num>{}</td><td class=num>{}</td><td class=num>{}</td></tr>",
                 esc(phase),
                 esc(l),
                 secs,
                 PALETTE[j % PALETTE.len()],
                 format::sig3(median(&v[1])),
                 format::pct(median(&v[2])),
-                if v[3].is_empty() { "not recorded".to_string() } else { format::pct(median(&v[3])) }
+                if v[3].is_empty() { "not recorded".to_string() } else { format::pct(median(&v[3])) },
+                if v[4].is_empty() {
+                    "not recorded".to_string()
+                } else {
+                    format!("{:.0} / {:.0}", median(&v[4]), median(&v[5]))
+                }
             );
         }
     }

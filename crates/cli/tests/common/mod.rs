@@ -191,3 +191,19 @@ impl Drop for TmpfsMount {
         let _ = Command::new("umount").arg(self.dir.path()).status();
     }
 }
+
+/// A lab test's start: any lab left over is taken down, and the guard returned takes
+/// the test's lab down when it goes out of scope, whatever happened.
+pub fn no_lab_before_or_after() -> LabDown {
+    let _ = run(&["lab", "down"]);
+    LabDown
+}
+
+/// Takes the lab down when dropped (see `no_lab_before_or_after`).
+pub struct LabDown;
+
+impl Drop for LabDown {
+    fn drop(&mut self) {
+        let _ = run(&["lab", "down"]);
+    }
+}

@@ -449,6 +449,8 @@ fn emit(
             cpu,
             server_s: end.server_s * share,
             fuse_s: end.fuse_s * share,
+            // Requests to the disk cannot be told apart by operation: not shared out.
+            disk: None,
         };
         w.close_span(&mut r, &ends);
         r.figures.test = Some(test.into());

@@ -15,6 +15,7 @@ pub mod whole;
 
 use crate::backend::{Backend, FileStat};
 use crate::cpu::{CpuSnapshot, CpuUsage};
+use crate::disk_io::DiskIo;
 use crate::latency::LatencyRecorder;
 use crate::plan::Plan;
 use crate::ranks::{Go, Ranks, Ready};
@@ -163,6 +164,7 @@ impl WorkloadRun<'_> {
             cpu: CpuSnapshot::now(),
             server: server_cpu::cpu_seconds(&self.target.servers),
             fuse: server_cpu::cpu_seconds(&self.target.fuse),
+            disk: DiskIo::now(&self.target.disks),
         }
     }
 
@@ -224,6 +226,7 @@ impl WorkloadRun<'_> {
             r.add_fuse_cpu(s.fuse_s);
         }
         r.set_machine(&s.cpu, s.server_s + s.fuse_s);
+        r.set_disk(s.disk);
     }
 
     pub fn finish(&self, span: Span) -> SpanEnd {
@@ -239,6 +242,9 @@ impl WorkloadRun<'_> {
             cpu: CpuSnapshot::now().since(&span.cpu),
             server_s,
             fuse_s,
+            disk: DiskIo::now(&self.target.disks)
+                .zip(span.disk)
+                .map(|(now, then)| now.since(&then)),
         }
     }
 
@@ -267,6 +273,7 @@ pub struct Span {
     cpu: CpuSnapshot,
     server: f64,
     fuse: f64,
+    disk: Option<DiskIo>,
 }
 
 /// A finished measurement's time and CPU.
@@ -277,6 +284,8 @@ pub struct SpanEnd {
     pub server_s: f64,
     /// The FUSE daemon's CPU (see `Record::fuse_cpu_s`).
     pub fuse_s: f64,
+    /// What reached the server's storage (see `Record::disk_writes`).
+    pub disk: Option<DiskIo>,
 }
 
 pub fn set_cpu(r: &mut Record, cpu: &CpuUsage, seconds: f64) {

@@ -378,6 +378,7 @@ fn fill_aggregate(
         cpu: end.cpu,
         server_s: end.server_s,
         fuse_s: end.fuse_s,
+        disk: end.disk,
     };
     w.close_span(&mut agg, &span);
     agg.throughput_kib_s = if seconds > 0.0 {
@@ -472,6 +473,7 @@ fn emit_with(
         if !w.target.fuse.is_empty() {
             r.add_fuse_cpu(end.fuse_s);
         }
+        r.set_disk(end.disk);
     }
     if let Some(fnote) = &frag_note {
         notes.push(fnote.clone());

@@ -125,6 +125,7 @@ pub fn write_dir(
             mount_options: Some(t.mount_options.into()),
             workdir: "x".into(),
             server_fs: None,
+            server_mount_options: None,
         }],
         plan: Plan {
             ops: ops.to_vec(),

@@ -8,6 +8,7 @@
 use super::{Coordination, PassError, PassOutcome, PassSpec, WorkerBuffers};
 use crate::backend::{Backend, PurgeRequest};
 use crate::cpu::{CpuSnapshot, CpuUsage};
+use crate::disk_io::DiskIo;
 use crate::latency::LatencyRecorder;
 use crate::op::Op;
 use crate::pattern;
@@ -368,6 +369,7 @@ fn measure(
         let cpu0 = CpuSnapshot::now();
         let server0 = server_cpu::cpu_seconds(&ctx.target.servers);
         let fuse0 = server_cpu::cpu_seconds(&ctx.target.fuse);
+        let disk0 = DiskIo::now(&ctx.target.disks);
         barrier.wait();
         if ctx.plan.stonewall && ctx.ranks.size() > 1 {
             stonewall_across_ranks(ctx.ranks, &handles, &first_done);
@@ -382,14 +384,17 @@ fn measure(
             .collect();
         let server_s = server_cpu::cpu_seconds(&ctx.target.servers) - server0;
         let fuse_s = server_cpu::cpu_seconds(&ctx.target.fuse) - fuse0;
+        let disk = DiskIo::now(&ctx.target.disks)
+            .zip(disk0)
+            .map(|(now, then)| now.since(&then));
         (
             results,
             Instant::now(),
             CpuSnapshot::now().since(&cpu0),
-            (server_s.max(0.0), fuse_s.max(0.0)),
+            (server_s.max(0.0), fuse_s.max(0.0), disk),
         )
     });
-    let (server_s, fuse_s) = outside_s;
+    let (server_s, fuse_s, disk) = outside_s;
 
     let mut outcomes = Vec::with_capacity(workers);
     for r in results {
@@ -411,9 +416,10 @@ fn measure(
             r.add_fuse_cpu(fuse_s);
         }
         r.set_machine(&parent_cpu, server_s + fuse_s);
+        r.set_disk(disk);
         return (Measured::Ok(vec![r]), span);
     }
-    let records = throughput_records(
+    let mut records = throughput_records(
         ctx,
         op,
         &outcomes,
@@ -423,6 +429,9 @@ fn measure(
         parent_cpu,
         (server_s, fuse_s),
     );
+    if let Some(agg) = records.iter_mut().find(|r| r.scope == Scope::Aggregate) {
+        agg.set_disk(disk);
+    }
     (Measured::Ok(records), span)
 }
 
