@@ -1,16 +1,19 @@
 //! The terminal summary after `run`: per target and operation, the median throughput over
-//! cells, the peak cell and the spread across repetitions. A glance, not the analysis
+//! cells, the peak cell, the spread across repetitions, the operations per second at
+//! records up to 64 KiB and the p99 latency. A glance, not the analysis
 //! (that is `sharebench report`).
 
 use sharebench_core::record::{Record, Scope, Status};
 use sharebench_core::size::format_size;
+use sharebench_report::format;
 use sharebench_report::stats::{cv_pct, median};
+use sharebench_report::tails::{iops, IOPS_MAX_RECORD};
 use std::collections::BTreeMap;
 use std::io::Write;
 
 pub fn print(records: &[Record], out: &mut dyn Write) {
-    // (target, op order, op) -> (file, record) -> throughputs over repetitions
-    type Cells = BTreeMap<(u64, u64), Vec<f64>>;
+    // (target, op order, op) -> (file, record) -> (KiB/s, p99 µs) over repetitions
+    type Cells = BTreeMap<(u64, u64), Vec<(f64, f64)>>;
     let mut groups: BTreeMap<(String, usize, String), Cells> = BTreeMap::new();
     let mut order: Vec<String> = Vec::new();
     for r in records
@@ -26,7 +29,7 @@ pub fn print(records: &[Record], out: &mut dyn Write) {
             .or_default()
             .entry((r.file_size, r.record_size))
             .or_default()
-            .push(r.throughput_kib_s / 1024.0);
+            .push((r.throughput_kib_s, r.latency.lat_p99_us));
     }
     if groups.is_empty() {
         let _ = writeln!(out, "No successful measurements.");
@@ -34,18 +37,44 @@ pub fn print(records: &[Record], out: &mut dyn Write) {
     }
     let _ = writeln!(
         out,
-        "{:<24} {:<15} {:>5} {:>12} {:>12}  {:<13} {:>8}",
-        "target", "op", "cells", "median MiB/s", "peak MiB/s", "peak at", "rep CV%"
+        "{:<24} {:<15} {:>5} {:>12} {:>12}  {:<13} {:>8} {:>9} {:>9}",
+        "target",
+        "op",
+        "cells",
+        "median MiB/s",
+        "peak MiB/s",
+        "peak at",
+        "rep CV%",
+        "ops/s≤64k",
+        "p99"
     );
     for ((target, _, op), cells) in &groups {
         let mut medians: Vec<(f64, (u64, u64))> = Vec::new();
         let mut cvs: Vec<f64> = Vec::new();
-        for (cell, values) in cells {
-            medians.push((median(values), *cell));
-            if let Some(cv) = cv_pct(values) {
+        let mut ops: Vec<f64> = Vec::new();
+        let mut p99: Vec<f64> = Vec::new();
+        for (cell, reps) in cells {
+            let kib: Vec<f64> = reps.iter().map(|r| r.0).collect();
+            let m = median(&kib);
+            medians.push((m / 1024.0, *cell));
+            if let Some(cv) = cv_pct(&kib) {
                 cvs.push(cv);
             }
+            if cell.1 > 0 && cell.1 <= IOPS_MAX_RECORD {
+                ops.push(iops(m, cell.1));
+            }
+            let lat: Vec<f64> = reps.iter().map(|r| r.1).filter(|v| *v > 0.0).collect();
+            if !lat.is_empty() {
+                p99.push(median(&lat));
+            }
         }
+        let or_dash = |v: &[f64], f: fn(f64) -> String| {
+            if v.is_empty() {
+                "-".to_string()
+            } else {
+                f(median(v))
+            }
+        };
         let all: Vec<f64> = medians.iter().map(|m| m.0).collect();
         let (peak, at) =
             medians
@@ -64,14 +93,16 @@ pub fn print(records: &[Record], out: &mut dyn Write) {
         };
         let _ = writeln!(
             out,
-            "{:<24} {:<15} {:>5} {:>12.1} {:>12.1}  {:<13} {:>8}",
+            "{:<24} {:<15} {:>5} {:>12.1} {:>12.1}  {:<13} {:>8} {:>9} {:>9}",
             name,
             op,
             cells.len(),
             median(&all),
             peak,
             format!("{}/{}", format_size(at.0), format_size(at.1)),
-            cv
+            cv,
+            or_dash(&ops, format::ops),
+            or_dash(&p99, format::latency)
         );
     }
 }

@@ -328,6 +328,7 @@ fn merge_latency(recs: &[&Record]) -> crate::latency::LatencySummary {
         lat_p90_us: worst(|l| l.lat_p90_us),
         lat_p99_us: worst(|l| l.lat_p99_us),
         lat_p999_us: worst(|l| l.lat_p999_us),
+        lat_p9999_us: worst(|l| l.lat_p9999_us),
         lat_max_us: worst(|l| l.lat_max_us),
     }
 }

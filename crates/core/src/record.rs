@@ -433,7 +433,7 @@ pub fn read_jsonl_from(file: File, path: &Path) -> io::Result<LoadedRecords> {
 }
 
 /// The CSV columns, in order: the tidy, one-row-per-record view of the schema.
-pub const CSV_COLUMNS: [&str; 59] = [
+pub const CSV_COLUMNS: [&str; 60] = [
     "run_id",
     "target",
     "backend",
@@ -461,6 +461,7 @@ pub const CSV_COLUMNS: [&str; 59] = [
     "lat_p90_us",
     "lat_p99_us",
     "lat_p999_us",
+    "lat_p9999_us",
     "lat_max_us",
     "children_see_kib_s",
     "parent_sees_kib_s",
@@ -537,6 +538,7 @@ pub fn write_csv(dir: &SafeDir, name: &str, records: &[Record]) -> io::Result<()
             l.lat_p90_us.to_string(),
             l.lat_p99_us.to_string(),
             l.lat_p999_us.to_string(),
+            l.lat_p9999_us.to_string(),
             l.lat_max_us.to_string(),
             opt(has_t.then_some(t.children_see_kib_s)),
             opt(has_t.then_some(t.parent_sees_kib_s)),

@@ -11,6 +11,7 @@ use crate::env::{self, EnvTable};
 use crate::findings::{self, Finding};
 use crate::load::{Kind, Loaded};
 use crate::stats;
+use crate::tails::{self, Consistency, Tail};
 use crate::warnings::{self, Warning};
 use crate::{ReportError, Result};
 use sharebench_core::manifest::Manifest;
@@ -51,27 +52,37 @@ pub struct CellStats {
     pub mib_per_cpu_s: Option<f64>,
     /// Repetitions that are outliers (Tukey's fences), by index into `values`.
     pub outliers: Vec<stats::Outlier>,
+    /// Latency percentiles over the repetitions; `None` where none was recorded
+    /// (imported IOzone figures).
+    pub tail: Option<Tail>,
 }
 
 impl CellStats {
     /// A cell of one repetition with this median and nothing else recorded (for tests and
     /// examples).
     pub fn single(median: f64) -> CellStats {
+        CellStats::of_values(vec![median], vec![0], None)
+    }
+
+    /// A cell of these values (one per repetition `reps`, all of run `run_id` when
+    /// `Some`) and nothing else recorded: what a comparison needs of any measure.
+    pub fn of_values(values: Vec<f64>, reps: Vec<u32>, run_id: Option<String>) -> CellStats {
         CellStats {
-            values: vec![median],
-            reps: vec![0],
-            run_id: None,
-            median,
-            mean: median,
-            min: median,
-            max: median,
-            cv: None,
-            ci: None,
+            median: stats::median(&values),
+            mean: stats::mean(&values),
+            min: values.iter().copied().fold(f64::INFINITY, f64::min),
+            max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            cv: stats::cv_pct(&values),
+            ci: stats::median_ci(&values),
             seconds: 1.0,
             cpu_pct: None,
             server_cpu_pct: None,
             mib_per_cpu_s: None,
-            outliers: Vec::new(),
+            outliers: stats::outliers(&values),
+            tail: None,
+            values,
+            reps,
+            run_id,
         }
     }
 
@@ -88,24 +99,17 @@ impl CellStats {
             .filter(|r| r.cpu_total_s > 0.0)
             .map(|r| r.bytes as f64 / (1 << 20) as f64 / r.cpu_total_s)
             .collect();
+        let run_id = recs
+            .first()
+            .map(|r| r.run_id.clone())
+            .filter(|id| !id.is_empty() && recs.iter().all(|r| &r.run_id == id));
         CellStats {
-            median: stats::median(&values),
-            mean: stats::mean(&values),
-            min: values.iter().copied().fold(f64::INFINITY, f64::min),
-            max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-            cv: stats::cv_pct(&values),
-            ci: stats::median_ci(&values),
             seconds: stats::median(&recs.iter().map(|r| r.seconds).collect::<Vec<_>>()),
             cpu_pct: (!cpu.is_empty()).then(|| stats::median(&cpu)),
             server_cpu_pct: (!server.is_empty()).then(|| stats::median(&server)),
             mib_per_cpu_s: (!per_cpu.is_empty()).then(|| stats::median(&per_cpu)),
-            outliers: stats::outliers(&values),
-            values,
-            reps: recs.iter().map(|r| r.rep).collect(),
-            run_id: recs
-                .first()
-                .map(|r| r.run_id.clone())
-                .filter(|id| !id.is_empty() && recs.iter().all(|r| &r.run_id == id)),
+            tail: Tail::from_records(recs),
+            ..CellStats::of_values(values, recs.iter().map(|r| r.rep).collect(), run_id)
         }
     }
 }
@@ -118,6 +122,9 @@ pub struct OpData {
     pub cells: BTreeMap<String, BTreeMap<CellKey, CellStats>>,
     /// label (not the baseline) -> cell -> comparison with the baseline.
     pub vs_baseline: BTreeMap<String, BTreeMap<CellKey, Comparison>>,
+    /// label (not the baseline) -> cell -> its p99 latency against the baseline's (ratio
+    /// above 1: the longer tail), on the cells both recorded latency for.
+    pub p99_vs_baseline: BTreeMap<String, BTreeMap<CellKey, Comparison>>,
     /// Every cell any label has, sorted.
     pub all_cells: Vec<CellKey>,
 }
@@ -179,6 +186,8 @@ pub struct Analysis {
     pub classes: Vec<ClassRow>,
     pub throughput: Vec<ThroughputRow>,
     pub cache_flags: Vec<CacheFlag>,
+    /// Run-to-run and within-run steadiness, per operation and label.
+    pub consistency: Vec<Consistency>,
     pub env: EnvTable,
     pub warnings: Vec<Warning>,
     pub findings: Vec<Finding>,
@@ -271,13 +280,20 @@ pub fn analyse(loaded: Loaded, baseline: Option<&str>, threshold_pct: f64) -> Re
             cells.insert(label, stats);
         }
         let mut vs_baseline = BTreeMap::new();
+        let mut p99_vs_baseline = BTreeMap::new();
         if let Some(base) = cells.get(&baseline) {
+            let base_p99 = tails::p99_cells(base);
             for (label, c) in &cells {
                 if *label != baseline {
                     vs_baseline.insert(
                         label.clone(),
                         compare::compare_cells(c, base, threshold_pct),
                     );
+                    let p99 =
+                        compare::compare_cells(&tails::p99_cells(c), &base_p99, threshold_pct);
+                    if !p99.is_empty() {
+                        p99_vs_baseline.insert(label.clone(), p99);
+                    }
                 }
             }
         }
@@ -285,6 +301,7 @@ pub fn analyse(loaded: Loaded, baseline: Option<&str>, threshold_pct: f64) -> Re
             op,
             cells,
             vs_baseline,
+            p99_vs_baseline,
             all_cells: all.into_iter().collect(),
         });
     }
@@ -292,6 +309,7 @@ pub fn analyse(loaded: Loaded, baseline: Option<&str>, threshold_pct: f64) -> Re
     let throughput = throughput_rows(&ok, &baseline, &labels);
     let classes = classes::class_rows(&ops, &labels, threshold_pct);
     let cache_flags = cache::detect(&ops, &sources);
+    let consistency = tails::consistency(&ops, &labels);
     let env = env::table(&sources, &records);
     let mut warnings = warnings::collect(&ops, &labels, &records);
     warnings.extend(warnings::hosts_differ(&sources));
@@ -304,6 +322,7 @@ pub fn analyse(loaded: Loaded, baseline: Option<&str>, threshold_pct: f64) -> Re
         classes,
         throughput,
         cache_flags,
+        consistency,
         env,
         warnings,
         findings: Vec::new(),
@@ -311,6 +330,7 @@ pub fn analyse(loaded: Loaded, baseline: Option<&str>, threshold_pct: f64) -> Re
         threshold_pct,
     };
     analysis.findings = findings::generate(&analysis);
+    analysis.findings.extend(tails::generate(&analysis));
     Ok(analysis)
 }
 

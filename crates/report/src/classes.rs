@@ -6,6 +6,7 @@
 use crate::analysis::{CellKey, CellStats, OpData};
 use crate::compare::{self, Overall};
 use crate::stats;
+use crate::tails;
 use std::collections::BTreeMap;
 
 const MIB: u64 = 1 << 20;
@@ -76,6 +77,11 @@ pub struct ClassStat {
     /// Median server CPU utilisation, where recorded (lab servers).
     pub server_cpu_pct: Option<f64>,
     pub mib_per_cpu_s: Option<f64>,
+    /// Median operations per second over the cells with records up to 64 KiB
+    /// (`tails::IOPS_MAX_RECORD`).
+    pub iops: Option<f64>,
+    /// Median over the cells of the cell's p99 latency (µs), where recorded.
+    pub p99_us: Option<f64>,
 }
 
 /// One operation and class, every label, and who wins.
@@ -131,6 +137,8 @@ fn class_stat(label: &str, cells: &[(&CellKey, &CellStats)]) -> Option<ClassStat
         cpu_pct: (!cpu.is_empty()).then(|| stats::median(&cpu)),
         server_cpu_pct: (!server.is_empty()).then(|| stats::median(&server)),
         mib_per_cpu_s: (!per_cpu.is_empty()).then(|| stats::median(&per_cpu)),
+        iops: tails::small_record_iops(cells.iter().copied()),
+        p99_us: tails::median_p99(cells.iter().map(|(_, c)| *c)),
     })
 }
 

@@ -51,6 +51,16 @@ impl Verdict {
         }
     }
 
+    /// As `describe`, for a measure where the higher value is the worse (latency): a
+    /// "faster" ratio above 1 is the longer tail.
+    pub fn describe_lower_is_better(self) -> &'static str {
+        match self {
+            Verdict::Faster => "longer (significant, beyond the threshold)",
+            Verdict::Slower => "shorter (significant, beyond the threshold)",
+            other => other.describe(),
+        }
+    }
+
     /// Faster or slower: a winner was called.
     pub fn decided_winner(self) -> bool {
         matches!(self, Verdict::Faster | Verdict::Slower)

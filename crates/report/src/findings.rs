@@ -20,6 +20,10 @@ pub enum Topic {
     Cpu,
     Cache,
     ThroughputMode,
+    /// Latency tails against the baseline (see `tails`).
+    Latency,
+    /// Which target is the steadier: observed, not tested.
+    Consistency,
 }
 
 #[derive(Debug, Clone)]
@@ -35,6 +39,12 @@ pub struct Finding {
 /// How the summary was tested, and what its cells said: "t-test over 6 paired
 /// repetitions p=0.012, 40 cells; ...".
 pub fn evidence(o: &Overall) -> String {
+    evidence_as(o, "faster", "slower")
+}
+
+/// `evidence`, naming the cells whose ratio is significantly above 1 `above` and below
+/// 1 `below` ("longer" and "shorter" for a latency).
+pub fn evidence_as(o: &Overall, above: &str, below: &str) -> String {
     let p = match (o.replicates, o.p) {
         (compare::Replicates::Repetitions(n), Some(_)) => format!(
             "t-test over {n} paired repetitions {}, {} cells",
@@ -52,7 +62,7 @@ pub fn evidence(o: &Overall) -> String {
     };
     if o.testable > 0 {
         format!(
-            "{p}; {} cells faster, {} slower, {} equivalent, {} inconclusive",
+            "{p}; {} cells {above}, {} {below}, {} equivalent, {} inconclusive",
             o.faster,
             o.slower,
             o.equivalent,
@@ -262,10 +272,18 @@ fn class_finding(row: &ClassRow, threshold_pct: f64) -> Option<Finding> {
         }
         _ => String::new(),
     };
+    let small = match (w.iops, r.iops) {
+        (Some(a), Some(b)) => format!(
+            "; at records up to 64 KiB, {} vs {} operations per second",
+            format::ops(a),
+            format::ops(b)
+        ),
+        _ => String::new(),
+    };
     Some(Finding {
         topic: Topic::SizeClass,
         op: row.op.clone(),
-        text: format!("{main}{peaks}{stability}."),
+        text: format!("{main}{small}{peaks}{stability}."),
         significant: sig,
     })
 }

@@ -16,6 +16,32 @@ pub fn rate(kib_s: f64) -> String {
     format!("{} {unit}", sig3(v))
 }
 
+/// A latency given in microseconds, scaled: "85 µs", "0.41 ms", "1.20 s".
+pub fn latency(us: f64) -> String {
+    if !us.is_finite() {
+        "–".into()
+    } else if us >= 1e6 {
+        format!("{} s", sig3(us / 1e6))
+    } else if us >= 100.0 {
+        format!("{} ms", sig3(us / 1e3))
+    } else {
+        format!("{} µs", sig3(us))
+    }
+}
+
+/// Operations per second, compact: "950", "12.3k", "1.20M".
+pub fn ops(per_s: f64) -> String {
+    if !per_s.is_finite() {
+        "–".into()
+    } else if per_s >= 1e6 {
+        format!("{}M", sig3(per_s / 1e6))
+    } else if per_s >= 1e3 {
+        format!("{}k", sig3(per_s / 1e3))
+    } else {
+        format!("{per_s:.0}")
+    }
+}
+
 /// Three significant digits, no exponent.
 pub fn sig3(v: f64) -> String {
     let a = v.abs();
@@ -91,5 +117,10 @@ mod tests {
         assert_eq!(change(1.25), "+25%");
         assert_eq!(change(0.97), "-3.0%");
         assert_eq!(p(Some(0.0001)), "p<0.001");
+        assert_eq!(latency(85.0), "85.0 µs");
+        assert_eq!(latency(410.0), "0.41 ms");
+        assert_eq!(latency(1_200_000.0), "1.20 s");
+        assert_eq!(ops(12_345.0), "12.3k");
+        assert_eq!(ops(950.0), "950");
     }
 }

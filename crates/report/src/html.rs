@@ -1,7 +1,7 @@
 //! report.html: one self-contained page (inline CSS and SVG, no script, no network) that
 //! opens with the answer (who wins what, by how much, how sure) and then shows the
-//! evidence: findings, warnings, per-operation heatmaps, 2D views and ratio maps, size
-//! classes, CPU, throughput mode, cache effects, environment and inputs. Not: the charts
+//! evidence: findings, warnings, per-operation heatmaps, 2D views and ratio maps, latency
+//! (see `latency_html`), size classes, CPU, consistency, throughput mode, cache effects, environment and inputs. Not: the charts
 //! themselves (see `svg`).
 
 use crate::analysis::Analysis;
@@ -44,8 +44,17 @@ fn class_cell(a: &Analysis, op: &str, class: SizeClass) -> (String, &'static str
     let Some(r) = a.classes.iter().find(|r| r.op == op && r.class == class) else {
         return ("–".into(), "");
     };
+    let iops = |label: &str| r.stat(label).and_then(|s| s.iops);
     match (&r.winner, r.margin_pct(), &r.versus) {
         (Some(w), Some(m), Some(v)) => {
+            let small = match (iops(w), r.runner_up.as_deref().and_then(iops)) {
+                (Some(a), Some(b)) => format!(
+                    "<br><span class=note>records ≤ 64 KiB: {} vs {} ops/s</span>",
+                    format::ops(a),
+                    format::ops(b)
+                ),
+                _ => String::new(),
+            };
             let css = if r.winner_called() {
                 "sig"
             } else if v.p.is_some() || v.testable > 0 {
@@ -73,7 +82,7 @@ fn class_cell(a: &Analysis, op: &str, class: SizeClass) -> (String, &'static str
             };
             (
                 format!(
-                    "<span class=win>{}</span> {:+.0}%<br><span class=note>{}; {} cells</span>",
+                    "<span class=win>{}</span> {:+.0}%<br><span class=note>{}; {} cells</span>{small}",
                     esc(w),
                     m,
                     tag,
@@ -85,7 +94,13 @@ fn class_cell(a: &Analysis, op: &str, class: SizeClass) -> (String, &'static str
         _ => (
             r.stats
                 .first()
-                .map(|s| format!("{}: {}", esc(&s.label), format::rate(s.median)))
+                .map(|s| {
+                    let ops = s
+                        .iops
+                        .map(|v| format!(", {} ops/s at ≤ 64 KiB records", format::ops(v)))
+                        .unwrap_or_default();
+                    format!("{}: {}{ops}", esc(&s.label), format::rate(s.median))
+                })
                 .unwrap_or_default(),
             "",
         ),
@@ -168,7 +183,10 @@ pub fn render(a: &Analysis) -> String {
         let _ = write!(
             h,
             "<li>{}{}</li>",
-            badge(f.significant, f.topic == Topic::Cache),
+            badge(
+                f.significant,
+                matches!(f.topic, Topic::Cache | Topic::Consistency)
+            ),
             esc(&f.text)
         );
     }
@@ -210,15 +228,7 @@ pub fn render(a: &Analysis) -> String {
             if i == 0 { " open" } else { "" },
             esc(&op.op)
         );
-        let meds: Vec<f64> = op
-            .cells
-            .values()
-            .flat_map(|c| c.values().map(|s| s.median))
-            .collect();
-        let range = (
-            meds.iter().copied().fold(f64::INFINITY, f64::min),
-            meds.iter().copied().fold(0.0, f64::max),
-        );
+        let range = svg::range_of(&svg::THROUGHPUT, op.cells.values()).unwrap_or((1.0, 1.0));
         h.push_str("<h3>Throughput heatmaps</h3><div class=charts>");
         for label in &a.labels {
             if let Some(c) = op.cells.get(label) {
@@ -227,11 +237,12 @@ pub fn render(a: &Analysis) -> String {
                     Some(c),
                     &op.all_cells,
                     range,
+                    &svg::THROUGHPUT,
                 ));
             }
         }
         h.push_str("</div>");
-        h.push_str(&svg::legend(range));
+        h.push_str(&svg::legend(range, &svg::THROUGHPUT));
         h.push_str(&crate::surface::section(op, &a.labels, range));
         h.push_str("<h3>Throughput vs file size (IOzone's 2D view)</h3><div class=charts>");
         for label in &a.labels {
@@ -252,17 +263,20 @@ pub fn render(a: &Analysis) -> String {
                         &format!("{} / {} — {}", label, a.baseline, op.op),
                         c,
                         &op.all_cells,
+                        false,
                     ));
                 }
             }
             h.push_str("</div>");
         }
+        crate::latency_html::op_section(&mut h, a, op);
         class_table(&mut h, a, &op.op);
         h.push_str("</details>");
     }
 
     crate::workloads::render(&mut h, a);
     cpu_table(&mut h, a);
+    crate::latency_html::consistency_table(&mut h, a);
     throughput_table(&mut h, a);
     cache_table(&mut h, a);
     env_table(&mut h, a);
@@ -277,12 +291,12 @@ fn class_table(h: &mut String, a: &Analysis, op: &str) {
     if rows.is_empty() {
         return;
     }
-    h.push_str("<h3>Size classes</h3><table><tr><th>class</th><th>target</th><th>cells</th><th>median</th><th>peak (cell)</th><th>CV (stability)</th><th>CPU</th><th>MiB per CPU s</th><th>winner, margin, significance</th></tr>");
+    h.push_str("<h3>Size classes</h3><table><tr><th>class</th><th>target</th><th>cells</th><th>median</th><th>peak (cell)</th><th>CV (stability)</th><th>ops/s (≤ 64 KiB records)</th><th>p99 latency</th><th>CPU</th><th>MiB per CPU s</th><th>winner, margin, significance</th></tr>");
     for r in rows {
         for (i, s) in r.stats.iter().enumerate() {
             let _ = write!(
                 h,
-                "<tr><td>{}</td><td{}>{}</td><td class=num>{}</td><td class=num>{}</td><td class=num>{} ({} / {})</td><td class=num>{}</td><td class=num>{}</td><td class=num>{}</td>",
+                "<tr><td>{}</td><td{}>{}</td><td class=num>{}</td><td class=num>{}</td><td class=num>{} ({} / {})</td><td class=num>{}</td><td class=num>{}</td><td class=num>{}</td><td class=num>{}</td><td class=num>{}</td>",
                 if i == 0 { format!("{} ({})", r.class.name(), r.class.range()) } else { String::new() },
                 if r.winner.as_deref() == Some(&s.label) { " class=win" } else { "" },
                 esc(&s.label),
@@ -292,6 +306,8 @@ fn class_table(h: &mut String, a: &Analysis, op: &str) {
                 format::short_size(s.peak_cell.0),
                 format::short_size(s.peak_cell.1),
                 s.cv.map(format::pct).unwrap_or_else(|| "–".into()),
+                s.iops.map(format::ops).unwrap_or_else(|| "–".into()),
+                s.p99_us.map(format::latency).unwrap_or_else(|| "–".into()),
                 s.cpu_pct.map(format::pct).unwrap_or_else(|| "–".into()),
                 s.mib_per_cpu_s.map(|v| format!("{v:.0}")).unwrap_or_else(|| "–".into()),
             );

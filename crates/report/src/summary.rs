@@ -1,10 +1,12 @@
 //! The terminal summary: a compact table of winners by operation and size class (margin
-//! and whether it is significant), then the counts of findings and warnings. A glance; the
+//! and whether it is significant), operations per second and p99 latency per operation
+//! and target, then the counts of findings and warnings. A glance; the
 //! evidence is in report.html. Not: colours or a pager.
 
 use crate::analysis::Analysis;
 use crate::classes::SizeClass;
 use crate::format;
+use crate::tails;
 use std::fmt::Write;
 
 pub fn render(a: &Analysis) -> String {
@@ -34,6 +36,44 @@ pub fn render(a: &Analysis) -> String {
             let _ = write!(s, " {:<24}", truncate(&cell, 24));
         }
         s.push('\n');
+    }
+    let tails_known = a.ops.iter().any(|op| {
+        op.cells.values().any(|c| {
+            tails::small_record_iops(c.iter()).is_some() || tails::median_p99(c.values()).is_some()
+        })
+    });
+    if tails_known {
+        let _ = writeln!(
+            s,
+            "Operations per second at records up to 64 KiB, and p99 latency (medians over the cells)"
+        );
+        let _ = write!(s, "{:<16}", "op");
+        for l in &a.labels {
+            let _ = write!(s, " {:<28}", truncate(l, 28));
+        }
+        s.push('\n');
+        for op in &a.ops {
+            let _ = write!(s, "{:<16}", op.op);
+            for l in &a.labels {
+                let cell = op.cells.get(l).map(|c| {
+                    let ops = tails::small_record_iops(c.iter())
+                        .map(|v| format!("{} ops/s", format::ops(v)));
+                    let p99 = tails::median_p99(c.values())
+                        .map(|v| format!("p99 {}", format::latency(v)));
+                    [ops, p99]
+                        .into_iter()
+                        .flatten()
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                });
+                let _ = write!(
+                    s,
+                    " {:<28}",
+                    truncate(&cell.unwrap_or_else(|| "–".into()), 28)
+                );
+            }
+            s.push('\n');
+        }
     }
     if !a.throughput.is_empty() {
         let _ = writeln!(

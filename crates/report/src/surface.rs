@@ -706,6 +706,7 @@ mod tests {
             op: "write".into(),
             cells: BTreeMap::from([("a".to_string(), cells.clone())]),
             vs_baseline: BTreeMap::new(),
+            p99_vs_baseline: BTreeMap::new(),
             all_cells: cells.keys().copied().collect(),
         };
         let labels = ["a".to_string()];

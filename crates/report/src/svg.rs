@@ -1,12 +1,14 @@
-//! Inline SVG charts for report.html, as strings: the file size x record size heatmap
-//! (exact value on hover via <title>), the ratio heatmap against the baseline (diverging
-//! colours, non-significant cells marked), and IOzone's 2D view (throughput vs file size,
-//! one line per record size). No script, no external resource. Not: page layout (see
+//! Inline SVG charts for report.html, as strings: the file size x record size heatmap of
+//! a measure (throughput, p50 or p99 latency; exact value on hover via <title>), the
+//! ratio heatmap against the baseline (diverging colours, non-significant cells marked),
+//! IOzone's 2D view (throughput vs file size, one line per record size) and the
+//! percentile plot of one cell (one line per target). No script, no external resource. Not: page layout (see
 //! `html`).
 
 use crate::analysis::{CellKey, CellStats};
 use crate::compare::{self, Comparison, Verdict};
 use crate::format;
+use crate::tails;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -95,7 +97,8 @@ const LEFT: usize = 58;
 const TOP: usize = 30;
 
 fn grid_frame(s: &mut String, title: &str, files: &[u64], recs: &[u64]) -> (usize, usize) {
-    let w = LEFT + CELL_W * recs.len() + 10;
+    // Wide enough for the title (about 7 px a character at 13 px), not only the cells.
+    let w = (LEFT + CELL_W * recs.len() + 10).max(LEFT + title.chars().count() * 7);
     let h = TOP + CELL_H * files.len() + 34;
     let _ = write!(
         s,
@@ -130,12 +133,126 @@ fn grid_frame(s: &mut String, title: &str, files: &[u64], recs: &[u64]) -> (usiz
     (w, h)
 }
 
+/// What a heatmap shows of each cell: its value, how it is written inside the cell and
+/// on hover, and whether lower is better (then the colour scale turns over, so the
+/// bright end is always the better one).
+pub struct Measure {
+    pub value: fn(&CellStats) -> Option<f64>,
+    pub short: fn(f64) -> String,
+    pub long: fn(f64) -> String,
+    pub hover: fn(CellKey, &CellStats) -> String,
+    pub lower_is_better: bool,
+}
+
+fn throughput_hover((f, r): CellKey, c: &CellStats) -> String {
+    let ci =
+        c.ci.map(|(a, b)| format!(", 95% CI {a:.0}-{b:.0}"))
+            .unwrap_or_default();
+    let cv = c.cv.map(|v| format!(", CV {v:.1}%")).unwrap_or_default();
+    let iops = if r <= tails::IOPS_MAX_RECORD {
+        format!(", {} ops/s", format::ops(tails::iops(c.median, r)))
+    } else {
+        String::new()
+    };
+    format!(
+        "{} file, {} records: median {:.0} KiB/s ({}){iops}, n={}{ci}{cv}",
+        format::size(f),
+        format::size(r),
+        c.median,
+        format::rate(c.median),
+        c.values.len(),
+    )
+}
+
+fn latency_hover((f, r): CellKey, c: &CellStats) -> String {
+    let Some(t) = &c.tail else {
+        return String::new();
+    };
+    let pct: Vec<String> = tails::PERCENTILES
+        .iter()
+        .zip(t.percentiles)
+        .filter_map(|(n, v)| Some(format!("{n} {}", format::latency(v?))))
+        .collect();
+    format!(
+        "{} file, {} records: {} (medians over {} repetitions); p99/p50 {:.1}x",
+        format::size(f),
+        format::size(r),
+        pct.join(", "),
+        t.p99_by_rep.len(),
+        t.jitter
+    )
+}
+
+fn p50_hover((f, r): CellKey, c: &CellStats) -> String {
+    let p50 = c.tail.as_ref().map(|t| t.p50()).unwrap_or(f64::NAN);
+    format!(
+        "{} file, {} records: p50 {} (the p99 map has every percentile)",
+        format::size(f),
+        format::size(r),
+        format::latency(p50)
+    )
+}
+
+/// Median throughput, as the matrix is read.
+pub const THROUGHPUT: Measure = Measure {
+    value: |c| Some(c.median),
+    short: short_rate,
+    long: format::rate,
+    hover: throughput_hover,
+    lower_is_better: false,
+};
+
+/// Median p50 latency.
+pub const P50: Measure = Measure {
+    value: |c| c.tail.as_ref().map(|t| t.p50()).filter(|v| v.is_finite()),
+    short: short_latency,
+    long: format::latency,
+    hover: p50_hover,
+    lower_is_better: true,
+};
+
+/// Median p99 latency.
+pub const P99: Measure = Measure {
+    value: |c| c.tail.as_ref().map(|t| t.p99()).filter(|v| v.is_finite()),
+    short: short_latency,
+    long: format::latency,
+    hover: latency_hover,
+    lower_is_better: true,
+};
+
+/// Short latency for inside a cell: 85u, 410u, 4.1m, 1.2s.
+fn short_latency(us: f64) -> String {
+    if us >= 1e6 {
+        format!("{:.1}s", us / 1e6)
+    } else if us >= 1e3 {
+        format!("{:.1}m", us / 1e3)
+    } else {
+        format!("{us:.0}µ")
+    }
+}
+
+/// The range of a measure over every cell of every label, for a shared scale.
+pub fn range_of<'a>(
+    m: &Measure,
+    cells: impl IntoIterator<Item = &'a BTreeMap<CellKey, CellStats>>,
+) -> Option<(f64, f64)> {
+    let v: Vec<f64> = cells
+        .into_iter()
+        .flat_map(|c| c.values().filter_map(m.value))
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .collect();
+    let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = v.iter().copied().fold(0.0, f64::max);
+    (!v.is_empty()).then_some((lo, hi))
+}
+
 /// Heatmap of one label and operation; colours on a log scale shared through `range`.
 pub fn heatmap(
     title: &str,
     cells: Option<&BTreeMap<CellKey, CellStats>>,
     all: &[CellKey],
     range: (f64, f64),
+    m: &Measure,
 ) -> String {
     let files = axis(all, |c| c.0);
     let recs = axis(all, |c| c.1);
@@ -146,32 +263,25 @@ pub fn heatmap(
         for (j, r) in recs.iter().enumerate() {
             let key = (*f, *r);
             let (x, y) = (LEFT + j * CELL_W, TOP + i * CELL_H);
-            match cells.and_then(|c| c.get(&key)) {
-                Some(c) => {
+            let cell = cells.and_then(|c| c.get(&key));
+            match cell.and_then(|c| Some((c, (m.value)(c)?))) {
+                Some((c, v)) => {
                     let t = if hi > lo {
-                        (c.median.ln() - lo) / (hi - lo)
+                        (v.ln() - lo) / (hi - lo)
                     } else {
                         0.5
                     };
-                    let col = viridis(t);
-                    let ci =
-                        c.ci.map(|(a, b)| format!(", 95% CI {:.0}-{:.0}", a, b))
-                            .unwrap_or_default();
-                    let cv = c.cv.map(|v| format!(", CV {v:.1}%")).unwrap_or_default();
+                    let col = viridis(if m.lower_is_better { 1.0 - t } else { t });
                     let _ = write!(
                         s,
-                        r##"<g><title>{} file, {} records: median {:.0} KiB/s ({}), n={}{ci}{cv}</title><rect x="{x}" y="{y}" width="{}" height="{}" fill="{col}"/><text x="{}" y="{}" class="cv" fill="{}">{}</text></g>"##,
-                        format::size(*f),
-                        format::size(*r),
-                        c.median,
-                        format::rate(c.median),
-                        c.values.len(),
+                        r##"<g><title>{}</title><rect x="{x}" y="{y}" width="{}" height="{}" fill="{col}"/><text x="{}" y="{}" class="cv" fill="{}">{}</text></g>"##,
+                        esc(&(m.hover)(key, c)),
                         CELL_W - 1,
                         CELL_H - 1,
                         x + CELL_W / 2,
                         y + CELL_H / 2 + 4,
                         if luminous(&col) { "#111" } else { "#fff" },
-                        short_rate(c.median)
+                        (m.short)(v)
                     );
                 }
                 None if all.contains(&key) => {
@@ -194,12 +304,14 @@ pub fn heatmap(
     s
 }
 
-/// Ratio heatmap of a label against the baseline: blue faster, red slower; "○" marks an
+/// Ratio heatmap of a label against the baseline: blue better, red worse (for a measure
+/// where lower is better, such as latency, a ratio above 1 is worse); "○" marks an
 /// inconclusive cell, "=" an equivalent one, "?" not testable, "–" a cell one side lacks.
 pub fn ratio_heatmap(
     title: &str,
     comps: &BTreeMap<CellKey, Comparison>,
     all: &[CellKey],
+    lower_is_better: bool,
 ) -> String {
     let files = axis(all, |c| c.0);
     let recs = axis(all, |c| c.1);
@@ -215,7 +327,11 @@ pub fn ratio_heatmap(
             let cell = format!("{} file, {} records", format::size(*f), format::size(*r));
             match comps.get(&key) {
                 Some(c) => {
-                    let col = diverging(c.ratio);
+                    let col = diverging(if lower_is_better {
+                        1.0 / c.ratio
+                    } else {
+                        c.ratio
+                    });
                     let mark = match c.verdict {
                         Verdict::Faster | Verdict::Slower => "",
                         Verdict::Equivalent => " =",
@@ -232,7 +348,11 @@ pub fn ratio_heatmap(
                         c.q.map(|q| format!("{q:.3}"))
                             .unwrap_or_else(|| "n/a".into()),
                         format::p(c.p_mwu),
-                        c.verdict.describe(),
+                        if lower_is_better {
+                            c.verdict.describe_lower_is_better()
+                        } else {
+                            c.verdict.describe()
+                        },
                         CELL_W - 1,
                         CELL_H - 1,
                         x + CELL_W / 2,
@@ -368,24 +488,140 @@ pub fn lines_2d(title: &str, cells: &BTreeMap<CellKey, CellStats>, y_max: f64) -
     s
 }
 
-/// A colour legend for the sequential scale.
-pub fn legend(range: (f64, f64)) -> String {
+/// A colour legend for the sequential scale of a measure.
+pub fn legend(range: (f64, f64), m: &Measure) -> String {
     let mut s = String::from(
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="420" height="30" viewBox="0 0 420 30" role="img" aria-label="colour scale">"#,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="520" height="30" viewBox="0 0 520 30" role="img" aria-label="colour scale">"#,
     );
     for k in 0..40 {
+        let t = k as f64 / 39.0;
         let _ = write!(
             s,
             r#"<rect x="{}" y="2" width="6" height="12" fill="{}"/>"#,
             40 + k * 6,
-            viridis(k as f64 / 39.0)
+            viridis(if m.lower_is_better { 1.0 - t } else { t })
         );
     }
     let _ = write!(
         s,
-        r#"<text x="86" y="12" class="ax" text-anchor="end">{}</text><text x="334" y="12" class="ax">{}</text><text x="90" y="27" class="ax">log scale, shared by the targets of this operation</text></svg>"#,
-        format::rate(range.0),
-        format::rate(range.1)
+        r#"<text x="86" y="12" class="ax" text-anchor="end">{}</text><text x="334" y="12" class="ax">{}</text><text x="90" y="27" class="ax">log scale, shared by the targets of this operation{}</text></svg>"#,
+        (m.long)(range.0),
+        (m.long)(range.1),
+        if m.lower_is_better {
+            "; brighter is lower (better)"
+        } else {
+            ""
+        }
     );
+    s
+}
+
+/// A percentile plot of one cell: latency (log scale) at p50, p90, p99, p99.9, p99.99
+/// and max, evenly spaced as "nines", one line per target.
+pub fn percentile_plot(title: &str, lines: &[(String, [Option<f64>; 6])]) -> String {
+    let (w, h, l, t, b, r) = (520usize, 260usize, 64usize, 24usize, 40usize, 150usize);
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="{w}" height="{h}" viewBox="0 0 {w} {h}" role="img" aria-label="{t2}"><text x="{l}" y="14" class="ct">{t2}</text>"#,
+        t2 = esc(title)
+    );
+    let all: Vec<f64> = lines
+        .iter()
+        .flat_map(|(_, p)| p.iter().flatten().copied())
+        .filter(|v| *v > 0.0 && v.is_finite())
+        .collect();
+    if all.is_empty() {
+        s.push_str("</svg>");
+        return s;
+    }
+    let lo = all
+        .iter()
+        .copied()
+        .fold(f64::INFINITY, f64::min)
+        .log10()
+        .floor();
+    let hi = all
+        .iter()
+        .copied()
+        .fold(0.0, f64::max)
+        .log10()
+        .ceil()
+        .max(lo + 1.0);
+    let (pw, ph) = ((w - l - r) as f64, (h - t - b) as f64);
+    let n = tails::PERCENTILES.len();
+    let xs = |i: usize| l as f64 + i as f64 / (n - 1) as f64 * pw;
+    let ys = |v: f64| t as f64 + ph - (v.log10() - lo) / (hi - lo) * ph;
+    let mut decade = lo;
+    while decade <= hi {
+        let y = ys(10f64.powf(decade));
+        let _ = write!(
+            s,
+            r##"<line x1="{l}" x2="{}" y1="{y:.1}" y2="{y:.1}" stroke="#ddd"/><text x="{}" y="{:.1}" class="ax" text-anchor="end">{}</text>"##,
+            w - r,
+            l - 4,
+            y + 4.0,
+            format::latency(10f64.powf(decade))
+        );
+        decade += 1.0;
+    }
+    for (i, name) in tails::PERCENTILES.iter().enumerate() {
+        let _ = write!(
+            s,
+            r#"<text x="{:.1}" y="{}" class="ax" text-anchor="middle">{name}</text>"#,
+            xs(i),
+            h - b + 14
+        );
+    }
+    let _ = write!(
+        s,
+        r#"<text x="{}" y="{}" class="ax" text-anchor="middle">percentile (log latency)</text>"#,
+        l as f64 + pw / 2.0,
+        h - 8
+    );
+    for (k, (label, p)) in lines.iter().enumerate() {
+        let col = viridis(if lines.len() > 1 {
+            k as f64 / (lines.len() - 1) as f64 * 0.85
+        } else {
+            0.4
+        });
+        let pts: Vec<(usize, f64)> = p
+            .iter()
+            .enumerate()
+            .filter_map(|(i, v)| Some((i, (*v)?)))
+            .filter(|(_, v)| *v > 0.0)
+            .collect();
+        let path: Vec<String> = pts
+            .iter()
+            .map(|(i, v)| format!("{:.1},{:.1}", xs(*i), ys(*v)))
+            .collect();
+        let _ = write!(
+            s,
+            r#"<polyline points="{}" fill="none" stroke="{col}" stroke-width="1.8"/>"#,
+            path.join(" ")
+        );
+        for (i, v) in &pts {
+            let _ = write!(
+                s,
+                r#"<circle cx="{:.1}" cy="{:.1}" r="2.8" fill="{col}"><title>{}: {} {}</title></circle>"#,
+                xs(*i),
+                ys(*v),
+                esc(label),
+                tails::PERCENTILES[*i],
+                format::latency(*v)
+            );
+        }
+        let ly = t + 10 + k * 14;
+        let _ = write!(
+            s,
+            r#"<line x1="{}" x2="{}" y1="{ly}" y2="{ly}" stroke="{col}" stroke-width="3"/><text x="{}" y="{}" class="ax">{}</text>"#,
+            w - r + 8,
+            w - r + 24,
+            w - r + 28,
+            ly + 4,
+            esc(label)
+        );
+    }
+    s.push_str("</svg>");
     s
 }

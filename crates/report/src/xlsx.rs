@@ -1,9 +1,12 @@
 //! results.xlsx: a "size classes" sheet, a "comparison" sheet (every cell of every target
-//! against the baseline, with p and q), a "throughput mode" sheet when there is one, and
+//! against the baseline, with p and q), a "latency" sheet (every cell's ops/s, latency
+//! percentiles, jitter, CV and p99 against the baseline), a "throughput mode" sheet when
+//! there is one, and
 //! one sheet per operation and target with IOzone's matrix (file sizes down, record sizes
 //! across, median KiB/s). Numbers are written as numbers. Not: charts.
 
 use crate::analysis::Analysis;
+use crate::tails;
 use crate::{ReportError, Result};
 use rust_xlsxwriter::{Format, Workbook, Worksheet, XlsxError};
 use std::collections::BTreeSet;
@@ -50,6 +53,72 @@ fn num(ws: &mut Worksheet, row: u32, col: u16, v: Option<f64>) -> Result<()> {
     Ok(())
 }
 
+/// Every cell with its operations per second, latency percentiles, jitter, CV and p99
+/// against the baseline's.
+fn latency_sheet(
+    wb: &mut Workbook,
+    a: &Analysis,
+    bold: &Format,
+    used: &mut BTreeSet<String>,
+) -> Result<()> {
+    if !a.ops.iter().any(|op| {
+        op.cells
+            .values()
+            .any(|c| c.values().any(|c| c.tail.is_some()))
+    }) {
+        return Ok(());
+    }
+    let ws = wb.add_worksheet();
+    ws.set_name(sheet_name("latency", used)).map_err(xerr)?;
+    let mut head = vec![
+        "operation",
+        "target",
+        "file bytes",
+        "record bytes",
+        "median KiB/s",
+        "ops/s",
+    ];
+    let pct: Vec<String> = tails::PERCENTILES
+        .iter()
+        .map(|p| format!("{p} µs"))
+        .collect();
+    head.extend(pct.iter().map(String::as_str));
+    head.extend([
+        "p99/p50",
+        "throughput CV %",
+        "p99 ratio vs baseline",
+        "p99 verdict",
+    ]);
+    write_row(ws, 0, &head, bold)?;
+    let mut row = 1u32;
+    for op in &a.ops {
+        for (label, cells) in &op.cells {
+            for (k, c) in cells {
+                ws.write_string(row, 0, &op.op).map_err(xerr)?;
+                ws.write_string(row, 1, label).map_err(xerr)?;
+                num(ws, row, 2, Some(k.0 as f64))?;
+                num(ws, row, 3, Some(k.1 as f64))?;
+                num(ws, row, 4, Some(c.median))?;
+                num(ws, row, 5, Some(tails::iops(c.median, k.1)))?;
+                let t = c.tail.as_ref();
+                for i in 0..tails::PERCENTILES.len() {
+                    num(ws, row, 6 + i as u16, t.and_then(|t| t.percentiles[i]))?;
+                }
+                num(ws, row, 12, t.map(|t| t.jitter))?;
+                num(ws, row, 13, c.cv)?;
+                let vs = op.p99_vs_baseline.get(label).and_then(|m| m.get(k));
+                num(ws, row, 14, vs.map(|c| c.ratio))?;
+                if let Some(vs) = vs {
+                    ws.write_string(row, 15, vs.verdict.describe_lower_is_better())
+                        .map_err(xerr)?;
+                }
+                row += 1;
+            }
+        }
+    }
+    Ok(())
+}
+
 pub fn render(a: &Analysis) -> Result<Vec<u8>> {
     let mut wb = Workbook::new();
     let bold = Format::new().set_bold();
@@ -78,6 +147,8 @@ pub fn render(a: &Analysis) -> Result<Vec<u8>> {
             "margin %",
             "p (paired repetitions)",
             "significant",
+            "ops/s (records up to 64 KiB)",
+            "p99 latency µs (median over cells)",
         ],
         &bold,
     )?;
@@ -105,6 +176,8 @@ pub fn render(a: &Analysis) -> Result<Vec<u8>> {
             if r.versus.is_some() {
                 ws.write_boolean(row, 15, r.winner_called()).map_err(xerr)?;
             }
+            num(ws, row, 16, s.iops)?;
+            num(ws, row, 17, s.p99_us)?;
             row += 1;
         }
     }
@@ -165,6 +238,8 @@ pub fn render(a: &Analysis) -> Result<Vec<u8>> {
             }
         }
     }
+
+    latency_sheet(&mut wb, a, &bold, &mut used)?;
 
     if !a.throughput.is_empty() {
         let ws = wb.add_worksheet();

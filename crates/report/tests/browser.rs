@@ -128,6 +128,13 @@ fn report_opens_in_chromium_without_console_errors() {
         dom.contains("The answer") && dom.contains("<svg"),
         "page did not render"
     );
+    for needle in [
+        "Latency heatmaps",
+        "Percentiles of chosen cells",
+        "Consistency",
+    ] {
+        assert!(dom.contains(needle), "the rendered page lacks {needle:?}");
+    }
 
     let shot = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("report-screenshot.png");
     let _ = std::fs::remove_file(&shot);

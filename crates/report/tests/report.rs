@@ -60,7 +60,9 @@ fn full_auto_matrix_three_targets_size_and_time() {
     let secs = started.elapsed().as_secs_f64();
     let html = std::fs::metadata(out.join("report.html")).unwrap().len();
     println!("full --auto matrix, 3 targets x 13 ops x 126 cells x 3 reps: {secs:.2} s, report.html {html} bytes");
-    assert!(html < 5 << 20, "report.html is {html} bytes");
+    // Six charts of 126 cells per target and operation (throughput, its 2D view and
+    // ratio map, p50, p99 and the p99 ratio map): about 8 MiB at this, the largest matrix.
+    assert!(html < 10 << 20, "report.html is {html} bytes");
     assert!(out.join("results.xlsx").is_file() && out.join("results.csv").is_file());
     let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
     assert_eq!(csv.lines().count(), 1 + 3 * 13 * 126 * 3);
@@ -95,6 +97,69 @@ fn full_auto_matrix_three_targets_size_and_time() {
         .iter()
         .any(|r| r.name == "mount options" && r.differs));
     assert!(r.summary.contains("write"));
+    // Latency, IOPS and consistency are shown, not only recorded.
+    for needle in [
+        "Latency heatmaps: p50 and p99",
+        "p99 latency against the baseline",
+        "Percentiles of chosen cells",
+        "p99.99",
+        "ops/s (≤ 64 KiB records)",
+        "id=consistency",
+    ] {
+        assert!(r.html.contains(needle), "report.html lacks {needle:?}");
+    }
+    assert!(
+        r.summary.contains("ops/s") && r.summary.contains("p99"),
+        "{}",
+        r.summary
+    );
+    // smb is 15% faster, so its requests take 1/1.15 of nfs's: a shorter tail, called.
+    let tail = a
+        .findings
+        .iter()
+        .find(|f| {
+            f.op == "write"
+                && f.text
+                    .starts_with("write: nfs's p99 latency is longer than smb's")
+        })
+        .unwrap_or_else(|| {
+            panic!(
+                "no p99 finding: {:#?}",
+                a.findings
+                    .iter()
+                    .filter(|f| f.op == "write")
+                    .map(|f| &f.text)
+                    .collect::<Vec<_>>()
+            )
+        });
+    assert_eq!(tail.significant, Some(true), "{}", tail.text);
+    // local is nfs's model: its tail is equivalent.
+    assert!(a.findings.iter().any(|f| f.op == "write"
+        && f.text
+            .starts_with("write: p99 latency of local against nfs: equivalent")));
+    // IOPS where records are small, in the size classes and their finding.
+    let small = a
+        .classes
+        .iter()
+        .find(|c| c.op == "write" && c.stats.iter().all(|s| s.iops.is_some()))
+        .expect("a class with small records");
+    assert!(small.stats.iter().all(|s| s.p99_us.is_some()));
+    assert!(a
+        .findings
+        .iter()
+        .any(|f| f.text.contains("operations per second")));
+    // The steadier target is named from the CVs the consistency table shows.
+    let steady = a
+        .findings
+        .iter()
+        .find(|f| f.op == "write" && f.text.contains("is the steadier"))
+        .expect("a consistency finding");
+    assert!(
+        steady.text.starts_with("write: local is the steadier"),
+        "{}",
+        steady.text
+    );
+    assert_eq!(steady.significant, None);
 }
 
 #[test]

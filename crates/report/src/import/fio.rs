@@ -56,6 +56,7 @@ fn latency(side: &Value) -> LatencySummary {
         lat_p90_us: p("90.000000"),
         lat_p99_us: p("99.000000"),
         lat_p999_us: p("99.900000"),
+        lat_p9999_us: p("99.990000"),
         lat_max_us: f(clat.get("max")) / 1000.0,
     }
 }

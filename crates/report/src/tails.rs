@@ -1,0 +1,439 @@
+//! Latency tails, operations per second and consistency of the matrix cells: what a
+//! reader asks once "which is faster" is answered. How long do the slow requests take
+//! (per cell, the medians over repetitions of p50 ... p99.99 and max; per target, its p99
+//! against the baseline's, paired by repetition as throughput is), how many small
+//! requests a second does a target serve, and how steady is it (the run-to-run CV of
+//! throughput, and the within-run jitter p99/p50). Not: rendering (see `html`, `svg`) or
+//! throughput comparisons (see `compare`).
+
+use crate::analysis::{Analysis, CellKey, CellStats, OpData};
+use crate::compare::{self, Comparison, Overall, Verdict};
+use crate::findings::{self, Finding, Topic};
+use crate::format;
+use crate::stats;
+use sharebench_core::latency::LatencySummary;
+use sharebench_core::record::Record;
+use std::collections::BTreeMap;
+
+/// Records up to this size get their operations per second shown beside MB/s: below it
+/// a share's limit is the requests it serves, not the bytes.
+pub const IOPS_MAX_RECORD: u64 = 64 * 1024;
+
+/// The percentiles a cell keeps, in order, with their names.
+pub const PERCENTILES: [&str; 6] = ["p50", "p90", "p99", "p99.9", "p99.99", "max"];
+
+fn percentiles(l: &LatencySummary) -> [f64; 6] {
+    [
+        l.lat_p50_us,
+        l.lat_p90_us,
+        l.lat_p99_us,
+        l.lat_p999_us,
+        l.lat_p9999_us,
+        l.lat_max_us,
+    ]
+}
+
+/// The latency of one cell over its repetitions, in microseconds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tail {
+    /// The median over repetitions of each of `PERCENTILES`; `None` where no repetition
+    /// recorded it (p99.99 in records older than it).
+    pub percentiles: [Option<f64>; 6],
+    /// (repetition, p99): the replicates of a comparison of tails.
+    pub p99_by_rep: Vec<(u32, f64)>,
+    /// The median over repetitions of p99 / p50: how far the slow requests stray from
+    /// the typical one within a run.
+    pub jitter: f64,
+}
+
+impl Tail {
+    /// The tail of these records; `None` when none recorded a latency.
+    pub fn from_records(recs: &[&Record]) -> Option<Tail> {
+        let with: Vec<&&Record> = recs
+            .iter()
+            .filter(|r| r.latency.lat_count > 0 && r.latency.lat_p50_us > 0.0)
+            .collect();
+        if with.is_empty() {
+            return None;
+        }
+        let mut pct = [None; 6];
+        for (i, slot) in pct.iter_mut().enumerate() {
+            let v: Vec<f64> = with
+                .iter()
+                .map(|r| percentiles(&r.latency)[i])
+                .filter(|v| *v > 0.0)
+                .collect();
+            *slot = (!v.is_empty()).then(|| stats::median(&v));
+        }
+        let jitter: Vec<f64> = with
+            .iter()
+            .map(|r| r.latency.lat_p99_us / r.latency.lat_p50_us)
+            .collect();
+        Some(Tail {
+            percentiles: pct,
+            p99_by_rep: with.iter().map(|r| (r.rep, r.latency.lat_p99_us)).collect(),
+            jitter: stats::median(&jitter),
+        })
+    }
+
+    pub fn p50(&self) -> f64 {
+        self.percentiles[0].unwrap_or(f64::NAN)
+    }
+
+    pub fn p99(&self) -> f64 {
+        self.percentiles[2].unwrap_or(f64::NAN)
+    }
+}
+
+/// Operations per second of a cell moving `kib_s` in records of `record_size` bytes.
+pub fn iops(kib_s: f64, record_size: u64) -> f64 {
+    kib_s * 1024.0 / record_size.max(1) as f64
+}
+
+/// The p99 of every cell that has one, as a cell of its own (one value per repetition,
+/// same run): what `compare::compare_cells` compares.
+pub fn p99_cells(cells: &BTreeMap<CellKey, CellStats>) -> BTreeMap<CellKey, CellStats> {
+    cells
+        .iter()
+        .filter_map(|(k, c)| {
+            let t = c.tail.as_ref()?;
+            let (reps, values) = t.p99_by_rep.iter().copied().unzip();
+            Some((*k, CellStats::of_values(values, reps, c.run_id.clone())))
+        })
+        .collect()
+}
+
+/// How steady one label is on one operation, over the matrix's cells.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Consistency {
+    pub op: String,
+    pub label: String,
+    pub cells: usize,
+    /// Median and worst (with its cell) of the per-cell throughput CV across repetitions.
+    pub cv: Option<(f64, f64, CellKey)>,
+    /// Median and worst (with its cell) of the per-cell jitter p99/p50.
+    pub jitter: Option<(f64, f64, CellKey)>,
+}
+
+fn median_and_worst(v: &[(CellKey, f64)]) -> Option<(f64, f64, CellKey)> {
+    let (k, worst) = v.iter().copied().max_by(|a, b| a.1.total_cmp(&b.1))?;
+    let values: Vec<f64> = v.iter().map(|x| x.1).collect();
+    Some((stats::median(&values), worst, k))
+}
+
+/// Consistency of every label on every operation, labels in their order.
+pub fn consistency(ops: &[OpData], labels: &[String]) -> Vec<Consistency> {
+    let mut out = Vec::new();
+    for op in ops {
+        for label in labels {
+            let Some(cells) = op.cells.get(label) else {
+                continue;
+            };
+            let cv: Vec<(CellKey, f64)> = cells
+                .iter()
+                .filter_map(|(k, c)| Some((*k, c.cv?)))
+                .collect();
+            let jitter: Vec<(CellKey, f64)> = cells
+                .iter()
+                .filter_map(|(k, c)| Some((*k, c.tail.as_ref()?.jitter)))
+                .filter(|(_, j)| j.is_finite())
+                .collect();
+            out.push(Consistency {
+                op: op.op.clone(),
+                label: label.clone(),
+                cells: cells.len(),
+                cv: median_and_worst(&cv),
+                jitter: median_and_worst(&jitter),
+            });
+        }
+    }
+    out
+}
+
+/// The median operations per second over `cells` with records up to `IOPS_MAX_RECORD`;
+/// `None` when there is none.
+pub fn small_record_iops<'a>(
+    cells: impl IntoIterator<Item = (&'a CellKey, &'a CellStats)>,
+) -> Option<f64> {
+    let v: Vec<f64> = cells
+        .into_iter()
+        .filter(|(k, _)| k.1 <= IOPS_MAX_RECORD)
+        .map(|(k, c)| iops(c.median, k.1))
+        .collect();
+    (!v.is_empty()).then(|| stats::median(&v))
+}
+
+/// The median p99 over `cells` that recorded latency.
+pub fn median_p99<'a>(cells: impl IntoIterator<Item = &'a CellStats>) -> Option<f64> {
+    let v: Vec<f64> = cells
+        .into_iter()
+        .filter_map(|c| c.tail.as_ref().map(Tail::p99))
+        .filter(|v| v.is_finite())
+        .collect();
+    (!v.is_empty()).then(|| stats::median(&v))
+}
+
+/// The smallest record of the largest file that recorded latency: where per-request
+/// costs show most.
+fn smallest_record_of_largest_file(op: &OpData) -> Option<CellKey> {
+    let with_tail = |k: &CellKey| {
+        op.cells
+            .values()
+            .any(|c| c.get(k).is_some_and(|c| c.tail.is_some()))
+    };
+    let largest = op
+        .all_cells
+        .iter()
+        .filter(|k| with_tail(k))
+        .map(|k| k.0)
+        .max()?;
+    op.all_cells
+        .iter()
+        .filter(|k| k.0 == largest && with_tail(k))
+        .min_by_key(|k| k.1)
+        .copied()
+}
+
+/// Of the cells whose p99 differs from the baseline's significantly and beyond the
+/// threshold, the one that differs most; `None` when no cell does (the most extreme of
+/// undecided cells is noise).
+fn most_different<'a>(
+    cells: impl IntoIterator<Item = (&'a CellKey, &'a Comparison)>,
+) -> Option<(CellKey, &'a Comparison)> {
+    cells
+        .into_iter()
+        .filter(|(_, c)| c.verdict.decided_winner() && c.ratio.is_finite() && c.ratio > 0.0)
+        .max_by(|a, b| a.1.ratio.ln().abs().total_cmp(&b.1.ratio.ln().abs()))
+        .map(|(k, c)| (*k, c))
+}
+
+/// The cells worth a percentile plot, at most two per operation: the smallest record of
+/// the largest file, and the cell whose p99 differs most (and significantly) from the
+/// baseline's.
+pub fn plotted_cells(op: &OpData) -> Vec<CellKey> {
+    let mut out: Vec<CellKey> = smallest_record_of_largest_file(op).into_iter().collect();
+    let most = most_different(op.p99_vs_baseline.values().flat_map(|m| m.iter()));
+    if let Some((k, _)) = most.filter(|(k, _)| !out.contains(k)) {
+        out.push(k);
+    }
+    out
+}
+
+/// Findings on the tails: per operation and label, its p99 against the baseline's over
+/// the cells both have (tested as throughput is, over paired repetitions), with the cell
+/// where they differ most; then, per operation, which label is the steadier.
+pub fn generate(a: &Analysis) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for op in &a.ops {
+        for (label, cells) in &op.p99_vs_baseline {
+            if let Some(f) = p99_finding(a, op, label, cells) {
+                out.push(f);
+            }
+        }
+        if let Some(f) = steadiness_finding(a, &op.op) {
+            out.push(f);
+        }
+    }
+    out
+}
+
+fn p99_finding(
+    a: &Analysis,
+    op: &OpData,
+    label: &str,
+    cells: &BTreeMap<CellKey, Comparison>,
+) -> Option<Finding> {
+    let o: Overall = compare::overall(cells.values(), a.threshold_pct);
+    if o.cells == 0 {
+        return None;
+    }
+    // The cell that says most: the one that differs most, significantly; else the seed's
+    // kind of cell (small records of a large file).
+    let (k, c) = most_different(cells.iter()).or_else(|| {
+        let k = smallest_record_of_largest_file(op)?;
+        Some((k, cells.get(&k)?))
+    })?;
+    let k = &k;
+    let p99 = |l: &str| {
+        op.cells
+            .get(l)
+            .and_then(|m| m.get(k))
+            .and_then(|c| c.tail.as_ref())
+            .map(Tail::p99)
+            .unwrap_or(f64::NAN)
+    };
+    let cell = format!(
+        "at {} files and {} records {}'s p99 is {:.2}x {}'s, {} vs {} ({})",
+        format::size(k.0),
+        format::size(k.1),
+        label,
+        c.ratio,
+        a.baseline,
+        format::latency(p99(label)),
+        format::latency(p99(&a.baseline)),
+        c.verdict.describe_lower_is_better()
+    );
+    let (sig, head) = match o.verdict {
+        Verdict::Faster | Verdict::Slower => {
+            let (longer, shorter, r, ci) = if o.geo_ratio >= 1.0 {
+                (label, a.baseline.as_str(), o.geo_ratio, o.ci)
+            } else {
+                (
+                    a.baseline.as_str(),
+                    label,
+                    1.0 / o.geo_ratio,
+                    o.ci.map(|(lo, hi)| (1.0 / hi, 1.0 / lo)),
+                )
+            };
+            (
+                Some(true),
+                format!(
+                    "{}: {longer}'s p99 latency is longer than {shorter}'s by {}",
+                    op.op,
+                    compare::change_with_ci(r, ci)
+                ),
+            )
+        }
+        Verdict::NotTestable => (
+            None,
+            format!(
+                "{}: p99 latency of {label} against {}: not testable ({})",
+                op.op,
+                a.baseline,
+                compare::change_with_ci(o.geo_ratio, o.ci)
+            ),
+        ),
+        _ => (
+            Some(false),
+            format!(
+                "{}: p99 latency of {label} against {}: {}",
+                op.op,
+                a.baseline,
+                match o.verdict {
+                    Verdict::Equivalent => format!(
+                        "equivalent within ±{}% ({})",
+                        a.threshold_pct,
+                        compare::change_with_ci(o.geo_ratio, o.ci)
+                    ),
+                    _ => format!(
+                        "inconclusive at a {}% threshold ({})",
+                        a.threshold_pct,
+                        compare::change_with_ci(o.geo_ratio, o.ci)
+                    ),
+                }
+            ),
+        ),
+    };
+    Some(Finding {
+        topic: Topic::Latency,
+        op: op.op.clone(),
+        text: format!(
+            "{head} (geometric mean over the cells; {}); {cell}.",
+            findings::evidence_as(&o, "longer", "shorter")
+        ),
+        significant: sig,
+    })
+}
+
+/// "read: lab:smb is the steadier, ...": observed, not tested (a CV is itself a figure
+/// over the repetitions, so there is nothing left to replicate it with).
+fn steadiness_finding(a: &Analysis, op: &str) -> Option<Finding> {
+    let rows: Vec<&Consistency> = a
+        .consistency
+        .iter()
+        .filter(|c| c.op == op && c.cv.is_some())
+        .collect();
+    if rows.len() < 2 {
+        return None;
+    }
+    let cv = |c: &Consistency| c.cv.map(|v| v.0).unwrap_or(f64::NAN);
+    let steady = rows.iter().min_by(|x, y| cv(x).total_cmp(&cv(y)))?;
+    let shaky = rows.iter().max_by(|x, y| cv(x).total_cmp(&cv(y)))?;
+    if cv(shaky) - cv(steady) < 2.0 {
+        return None;
+    }
+    let jitter = match (steady.jitter, shaky.jitter) {
+        (Some(s), Some(u)) => format!(
+            "; within a run its p99 is {:.1}x its p50 against {:.1}x",
+            s.0, u.0
+        ),
+        _ => String::new(),
+    };
+    Some(Finding {
+        topic: Topic::Consistency,
+        op: op.to_string(),
+        text: format!(
+            "{op}: {} is the steadier from run to run, throughput CV {} against {} for {} (median over the cells; worst {} vs {}){jitter}. Observed, not tested.",
+            steady.label,
+            format::pct(cv(steady)),
+            format::pct(cv(shaky)),
+            shaky.label,
+            steady.cv.map(|v| format::pct(v.1)).unwrap_or_default(),
+            shaky.cv.map(|v| format::pct(v.1)).unwrap_or_default(),
+        ),
+        significant: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sharebench_core::record::Record;
+
+    fn rec(rep: u32, p50: f64, p99: f64) -> Record {
+        Record {
+            rep,
+            run_id: "r1".into(),
+            throughput_kib_s: 1000.0,
+            latency: LatencySummary {
+                lat_count: 100,
+                lat_p50_us: p50,
+                lat_p90_us: p50 * 1.5,
+                lat_p99_us: p99,
+                lat_p999_us: p99 * 2.0,
+                lat_max_us: p99 * 4.0,
+                ..Default::default()
+            },
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn tail_takes_medians_over_repetitions_and_leaves_unrecorded_percentiles_out() {
+        let recs = [rec(0, 10.0, 40.0), rec(1, 12.0, 60.0), rec(2, 11.0, 44.0)];
+        let refs: Vec<&Record> = recs.iter().collect();
+        let t = Tail::from_records(&refs).unwrap();
+        assert_eq!(t.p50(), 11.0);
+        assert_eq!(t.p99(), 44.0);
+        assert_eq!(t.percentiles[4], None, "p99.99 was not recorded");
+        assert_eq!(t.p99_by_rep, vec![(0, 40.0), (1, 60.0), (2, 44.0)]);
+        assert!((t.jitter - 4.0).abs() < 1e-9);
+        let none: Vec<&Record> = Vec::new();
+        assert!(Tail::from_records(&none).is_none());
+    }
+
+    #[test]
+    fn p99_comparison_pairs_repetitions_and_calls_the_longer_tail() {
+        let base: Vec<Record> = (0..6).map(|i| rec(i, 10.0, 40.0 + i as f64)).collect();
+        let slow: Vec<Record> = (0..6).map(|i| rec(i, 10.0, 90.0 + i as f64)).collect();
+        let cell = |v: &[Record]| {
+            let refs: Vec<&Record> = v.iter().collect();
+            BTreeMap::from([((1 << 20, 4096), CellStats::from_records(&refs))])
+        };
+        let c = compare::compare_cells(&p99_cells(&cell(&slow)), &p99_cells(&cell(&base)), 5.0);
+        let c = &c[&(1 << 20, 4096)];
+        assert!(c.paired);
+        assert!(c.ratio > 2.0);
+        assert_eq!(c.verdict, Verdict::Faster, "a higher p99: the longer tail");
+    }
+
+    #[test]
+    fn iops_counts_records_per_second() {
+        assert_eq!(iops(4096.0, 4096), 1024.0);
+        let cells = BTreeMap::from([
+            ((1 << 20, 4096), CellStats::single(4096.0)),
+            ((1 << 20, 1 << 20), CellStats::single(1e6)),
+        ]);
+        assert_eq!(small_record_iops(cells.iter()), Some(1024.0));
+    }
+}
