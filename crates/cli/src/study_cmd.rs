@@ -221,8 +221,9 @@ impl LabGuard {
         let strict_allocate = needs.strict_allocate.unwrap_or(false);
         let _ = writeln!(
             out,
-            "study: lab up (--fs {} --link {}{}{})",
+            "study: lab up (--fs {} --disk {} --link {}{}{})",
             needs.fs(),
+            needs.disk(),
             needs.link(),
             if write_order { " --write-order" } else { "" },
             if strict_allocate {
@@ -237,6 +238,7 @@ impl LabGuard {
             write_order,
             strict_allocate,
             smb_fuse: self.smb_fuse,
+            disk: needs.disk().into(),
             ..Default::default()
         })
         .map_err(|e| CliError::failed(format!("lab up: {e:#}")))?;

@@ -97,14 +97,8 @@ fn every_study_runs_reports_resumes_and_leaves_no_lab() {
     if !nix_is_root() {
         return;
     }
-    let _ = run(&["lab", "down"]);
-    struct Down;
-    impl Drop for Down {
-        fn drop(&mut self) {
-            let _ = run(&["lab", "down"]);
-        }
-    }
-    let _down = Down;
+    // Whatever happens below, the lab is taken down at the end.
+    let _down = no_lab_before_or_after();
     let tmp = tempfile::tempdir().unwrap();
 
     for name in [

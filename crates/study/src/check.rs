@@ -537,6 +537,7 @@ fn metric_of(r: &Record, m: Metric) -> Option<f64> {
         Metric::Throughput => Some(r.throughput_kib_s),
         Metric::Extents => r.figures.extents_per_file,
         Metric::ServerCpu => r.server_cpu_s,
+        Metric::TotalCpu => r.server_cpu_s.map(|s| s + r.cpu_total_s),
         Metric::ClientCpu => Some(r.cpu_total_s),
     }
     .filter(|v| v.is_finite() && *v > 0.0)
@@ -548,6 +549,8 @@ struct Sample<'a> {
     value: f64,
     run: &'a str,
     block: Option<&'a Block>,
+    /// What reached the server's disk meanwhile: write requests and flushes.
+    disk: Option<(u64, u64)>,
 }
 
 /// The values of metric `m` over the `ok` single or aggregate records of `name`'s `op`
@@ -574,6 +577,7 @@ fn metric_values<'a>(
                 value: metric_of(r, m)?,
                 run: &r.run_id,
                 block: data.blocks.get(&r.run_id),
+                disk: r.disk_writes.zip(r.disk_flushes),
             })
         })
         .collect()
@@ -581,6 +585,20 @@ fn metric_values<'a>(
 
 fn values(samples: &[Sample]) -> Vec<f64> {
     samples.iter().map(|s| s.value).collect()
+}
+
+/// "3020 writes and 5100 flushes": the medians of what reached the server's disk per
+/// measurement, when every sample counted it.
+fn disk_traffic(samples: &[Sample]) -> Option<String> {
+    let counts: Vec<(u64, u64)> = samples.iter().map(|s| s.disk).collect::<Option<_>>()?;
+    let med = |f: fn(&(u64, u64)) -> u64| {
+        stats::median(&counts.iter().map(|c| f(c) as f64).collect::<Vec<_>>())
+    };
+    Some(format!(
+        "{:.0} writes and {:.0} flushes",
+        med(|c| c.0),
+        med(|c| c.1)
+    ))
 }
 
 /// Two sides measured in the blocks of one alternation: per block both have, the log
@@ -611,7 +629,9 @@ fn show(m: Metric, v: f64) -> String {
         Metric::Rate => format!("{}/s", format::sig3(v)),
         Metric::Throughput => format::rate(v),
         Metric::Extents => format::sig3(v),
-        Metric::ServerCpu | Metric::ClientCpu => format!("{} CPU-s", format::sig3(v)),
+        Metric::ServerCpu | Metric::ClientCpu | Metric::TotalCpu => {
+            format!("{} CPU-s", format::sig3(v))
+        }
     }
 }
 
@@ -690,10 +710,15 @@ fn better(
         Some((p, false)) if p < ALPHA => Verdict::Disagrees,
         _ => Verdict::Inconclusive,
     };
+    // Why a time differs, where the server's disk was counted: the stable writes.
+    let disk = match (disk_traffic(&sa), disk_traffic(&sb)) {
+        (Some(x), Some(y)) => format!("; to the server's disk per measurement: {a} {x}, {b} {y}"),
+        _ => String::new(),
+    };
     Outcome {
         verdict,
         found: format!(
-            "{op}{}{}: {a} {} vs {b} {} (medians of {} and {} values, ratio {:.2}{how})",
+            "{op}{}{}: {a} {} vs {b} {} (medians of {} and {} values, ratio {:.2}{how}){disk}",
             if op.is_empty() { "" } else { " " },
             m.name(),
             show(m, ma),
@@ -857,9 +882,38 @@ fn curve(data: &StepData, target: &str, op: &str, axis: Axis, m: Metric, shape: 
         })
         .collect::<Vec<_>>()
         .join(", ");
+    // Where a cliff falls, and the client that measured it (its cache bound, if any).
+    let mut notes = Vec::new();
+    if shape == Shape::Cliff {
+        if let Some(i) = v.windows(2).position(|w| w[1] < 0.5 * w[0]) {
+            let at = |x: u64| match axis {
+                Axis::Count => x.to_string(),
+                Axis::FileSize => format::size(x),
+            };
+            notes.push(format!(
+                "the drop falls between {} and {}",
+                at(xs[i]),
+                at(xs[i + 1])
+            ));
+        }
+    }
+    let clients: BTreeSet<&str> = data
+        .records
+        .iter()
+        .filter(|r| r.target == target && r.op == op)
+        .map(|r| r.client.as_str())
+        .collect();
+    if clients.len() == 1 {
+        notes.extend(clients.iter().map(|c| format!("client {c}")));
+    }
+    let notes = if notes.is_empty() {
+        String::new()
+    } else {
+        format!("; {}", notes.join("; "))
+    };
     Outcome {
         verdict,
-        found: format!("{target} {op} {} (medians): {series}", m.name()),
+        found: format!("{target} {op} {} (medians): {series}{notes}", m.name()),
     }
 }
 

@@ -263,6 +263,19 @@ pub fn render(views: &[RunView], step_reports: &BTreeMap<String, String>) -> Str
             }
             None => {}
         }
+        for (c, o) in study.claims.iter().zip(&v.outcomes) {
+            if !study.answered_by.contains(&c.id) {
+                continue;
+            }
+            let what = c.said.as_deref().or(c.source.as_deref()).unwrap_or(&c.id);
+            let _ = write!(
+                h,
+                "<p>{prefix}“{}” This run <b>{}</b>: {}.</p>",
+                esc(what),
+                o.verdict.name(),
+                esc(&o.found)
+            );
+        }
         let _ = write!(h, "<p>{prefix}Claim by claim, {}.</p>", esc(&tally_text(v)));
         class_table(&mut h, v);
     }
@@ -393,8 +406,9 @@ pub fn render(views: &[RunView], step_reports: &BTreeMap<String, String>) -> Str
                         .as_ref()
                         .map(|l| {
                             format!(
-                                "<br><span class=note>lab: {} on {}</span>",
+                                "<br><span class=note>lab: {} on a {} disk, link {}</span>",
                                 esc(l.fs()),
+                                esc(l.disk()),
                                 esc(l.link())
                             )
                         })

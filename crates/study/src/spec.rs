@@ -34,6 +34,10 @@ pub struct Study {
     /// The headline comparison: a step and two targets.
     #[serde(default)]
     pub answer: Option<Answer>,
+    /// The claims whose verdicts answer the question, in the order the answer gives them
+    /// (the report opens with them, with this run's numbers).
+    #[serde(default)]
+    pub answered_by: Vec<String>,
     #[serde(default)]
     pub claims: Vec<Claim>,
 }
@@ -52,6 +56,10 @@ pub struct LabNeeds {
     /// Samba's `strict allocate = yes` (`lab up --strict-allocate`).
     #[serde(default)]
     pub strict_allocate: Option<bool>,
+    /// The disk profile under the backing images (`lab up --disk`): host, hdd,
+    /// ebs-magnetic.
+    #[serde(default)]
+    pub disk: Option<String>,
 }
 
 impl LabNeeds {
@@ -65,7 +73,11 @@ impl LabNeeds {
             link: o.link.clone().or_else(|| self.link.clone()),
             write_order: o.write_order.or(self.write_order),
             strict_allocate: o.strict_allocate.or(self.strict_allocate),
+            disk: o.disk.clone().or_else(|| self.disk.clone()),
         }
+    }
+    pub fn disk(&self) -> &str {
+        self.disk.as_deref().unwrap_or("host")
     }
     pub fn fs(&self) -> &str {
         self.fs.as_deref().unwrap_or("xfs")
@@ -303,6 +315,9 @@ pub enum Metric {
     ServerCpu,
     /// Client CPU seconds (lower is better).
     ClientCpu,
+    /// Client and server CPU seconds together (lower is better): everything a protocol
+    /// costs, on whichever side (a FUSE client's daemon counts as client CPU).
+    TotalCpu,
 }
 
 impl Metric {
@@ -317,6 +332,7 @@ impl Metric {
             Metric::Extents => "extents per file",
             Metric::ServerCpu => "server CPU time",
             Metric::ClientCpu => "client CPU time",
+            Metric::TotalCpu => "client and server CPU time",
         }
     }
 }
@@ -436,6 +452,15 @@ impl Study {
                     c.check.step()
                 ));
             }
+        }
+        if let Some(id) = self
+            .answered_by
+            .iter()
+            .find(|id| !claim_ids.contains(id.as_str()))
+        {
+            return Err(format!(
+                "answered_by names claim '{id}', which the study does not have"
+            ));
         }
         if let Some(a) = &self.answer {
             if a.step != ALL_STEPS && !ids.contains(a.step.as_str()) {
@@ -668,17 +693,18 @@ check = { kind = "faster", step = "m", a = "x", b = "y", ops = ["write"] }
     fn lab_needs_merge() {
         let base = LabNeeds {
             fs: Some("xfs".into()),
-            link: None,
-            write_order: None,
-            strict_allocate: None,
+            ..LabNeeds::default()
         };
         let over = LabNeeds {
-            fs: None,
             link: Some("10mbit".into()),
-            write_order: None,
-            strict_allocate: None,
+            disk: Some("ebs-magnetic".into()),
+            ..LabNeeds::default()
         };
         let m = base.merged(Some(&over));
-        assert_eq!((m.fs(), m.link()), ("xfs", "10mbit"));
+        assert_eq!(
+            (m.fs(), m.link(), m.disk()),
+            ("xfs", "10mbit", "ebs-magnetic")
+        );
+        assert_eq!(base.disk(), "host");
     }
 }
