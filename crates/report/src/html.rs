@@ -10,6 +10,7 @@ use crate::compare::{self, Verdict};
 use crate::findings::Topic;
 use crate::format;
 use crate::svg::{self, esc};
+use crate::warnings;
 use std::fmt::Write;
 
 const CSS: &str = r#"
@@ -206,14 +207,21 @@ pub fn render(a: &Analysis) -> String {
         for w in &a.load_warnings {
             let _ = write!(h, "<li><b>input</b>: {}</li>", esc(w));
         }
-        for w in &a.warnings {
+        for g in warnings::grouped(&a.warnings) {
+            let worst = g.items[0];
             let _ = write!(
                 h,
-                "<li><b>{}</b> — {} {}: {}</li>",
-                w.kind.name(),
-                esc(&w.label),
-                esc(&w.op),
-                esc(&w.text)
+                "<li><b>{}</b> ({} series) — {}. Worst, {}{}: {}</li>",
+                g.kind.name(),
+                g.items.len(),
+                esc(&g.series()),
+                esc(&worst.label),
+                if worst.op.is_empty() {
+                    String::new()
+                } else {
+                    format!(" {}", esc(&worst.op))
+                },
+                esc(&worst.text)
             );
         }
         h.push_str("</ul>");

@@ -87,12 +87,20 @@ pub fn render(a: &Analysis) -> String {
         .iter()
         .filter(|f| f.significant == Some(true))
         .count();
+    let kinds: Vec<String> = crate::warnings::grouped(&a.warnings)
+        .iter()
+        .map(|g| format!("{} ({})", g.kind.name(), g.items.len()))
+        .collect();
     let _ = writeln!(
         s,
-        "{} findings ({sig} naming a winner), {} warnings, baseline {}",
+        "{} findings ({sig} naming a winner), baseline {}; warnings: {}",
         a.findings.len(),
-        a.warnings.len(),
-        a.baseline
+        a.baseline,
+        if kinds.is_empty() {
+            "none".to_string()
+        } else {
+            kinds.join(", ")
+        }
     );
     s
 }

@@ -1,5 +1,5 @@
-//! Warnings when a measurement cannot be trusted, grouped per label and operation with
-//! counts and the worst example: too short to time well (< 10 ms), high variation (CV >
+//! Warnings when a measurement cannot be trusted, one per label and operation with
+//! counts and the worst example, grouped by kind for the report (one line a kind): too short to time well (< 10 ms), high variation (CV >
 //! 10%), outliers among repetitions, a single repetition (no interval, no test), records
 //! that failed, measurements disturbed by other guests or processes, and cells `--reps
 //! auto` stopped at a cap before their interval was narrow enough. Not: differences between labels (see `findings`).
@@ -46,6 +46,60 @@ pub struct Warning {
     pub label: String,
     pub op: String,
     pub text: String,
+    /// How many cells or measurements it concerns: the worst of a kind comes first.
+    pub affected: usize,
+}
+
+/// The warnings of one kind, worst first: one line of the report.
+#[derive(Debug, Clone)]
+pub struct WarningGroup<'a> {
+    pub kind: WarnKind,
+    pub items: Vec<&'a Warning>,
+}
+
+impl WarningGroup<'_> {
+    /// The series it concerns, compactly: "a: write, read; b: write" (labels in order
+    /// of their worst warning).
+    pub fn series(&self) -> String {
+        let mut labels: Vec<(&str, Vec<&str>)> = Vec::new();
+        for w in &self.items {
+            match labels.iter_mut().find(|(l, _)| *l == w.label) {
+                Some((_, ops)) => ops.push(&w.op),
+                None => labels.push((&w.label, vec![&w.op])),
+            }
+        }
+        labels
+            .into_iter()
+            .map(|(l, ops)| {
+                let ops: Vec<&str> = ops.into_iter().filter(|o| !o.is_empty()).collect();
+                if ops.is_empty() {
+                    l.to_string()
+                } else {
+                    format!("{l}: {}", ops.join(", "))
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+}
+
+/// Warnings grouped by kind, kinds in order of gravity, each group's worst first.
+pub fn grouped(warnings: &[Warning]) -> Vec<WarningGroup<'_>> {
+    let mut groups: Vec<WarningGroup> = Vec::new();
+    for w in warnings {
+        match groups.iter_mut().find(|g| g.kind == w.kind) {
+            Some(g) => g.items.push(w),
+            None => groups.push(WarningGroup {
+                kind: w.kind,
+                items: vec![w],
+            }),
+        }
+    }
+    groups.sort_by_key(|g| g.kind);
+    for g in &mut groups {
+        g.items.sort_by_key(|w| std::cmp::Reverse(w.affected));
+    }
+    groups
 }
 
 /// Multi-client runs whose ranks ran on hosts that are not alike.
@@ -62,6 +116,7 @@ pub fn hosts_differ(sources: &[crate::analysis::Source]) -> Vec<Warning> {
                 text: format!(
                     "the clients of this multi-client run ran on hosts that differ: {list}"
                 ),
+                affected: 1,
             })
         })
         .collect()
@@ -88,6 +143,7 @@ pub fn collect(ops: &[OpData], labels: &[String], records: &[Record]) -> Vec<War
                     first.status,
                     first.error.clone().unwrap_or_default()
                 ),
+                affected: bad.len(),
             });
         }
     }
@@ -103,6 +159,7 @@ pub fn collect(ops: &[OpData], labels: &[String], records: &[Record]) -> Vec<War
                     label: label.clone(),
                     op: op.op.clone(),
                     text: format!("{single} of {n} cells have one repetition: no confidence interval and no test"),
+                    affected: single,
                 });
             }
             let short: Vec<_> = cells
@@ -125,6 +182,7 @@ pub fn collect(ops: &[OpData], labels: &[String], records: &[Record]) -> Vec<War
                         format::size(k.1),
                         c.seconds
                     ),
+                    affected: short.len(),
                 });
             }
             let noisy: Vec<_> = cells
@@ -146,6 +204,7 @@ pub fn collect(ops: &[OpData], labels: &[String], records: &[Record]) -> Vec<War
                         format::size(k.1),
                         format::pct(c.cv.unwrap_or(0.0))
                     ),
+                    affected: noisy.len(),
                 });
             }
             let out_cells: Vec<_> = cells
@@ -171,6 +230,7 @@ pub fn collect(ops: &[OpData], labels: &[String], records: &[Record]) -> Vec<War
                         format::rate(c.values[i]),
                         format::rate(c.median)
                     ),
+                    affected: out_cells.len(),
                 });
             }
         }
@@ -207,6 +267,7 @@ fn capped(labels: &[String], records: &[Record]) -> Vec<Warning> {
                 "--reps auto: {by_count} of {} units used all their repetitions and {by_time} their time before every median (or ratio) was known to the width asked for; their intervals are wider (see docs/statistics.md)",
                 cells.len()
             ),
+            affected: by_count + by_time,
         });
     }
     out
@@ -232,7 +293,8 @@ fn disturbed(labels: &[String], records: &[Record]) -> Vec<Warning> {
         out.push(Warning {
             kind: WarnKind::Disturbed,
             label: label.clone(),
-            op: worst.op.clone(),
+            // Of the whole run, not of one operation: the worst is named in the text.
+            op: String::new(),
             text: format!(
                 "{} of {} measurements ran while other guests (steal) or other processes took CPU time (worst: {} {} / {} repetition {}, steal {} and others {} of a CPU)",
                 hit.len(),
@@ -244,7 +306,46 @@ fn disturbed(labels: &[String], records: &[Record]) -> Vec<Warning> {
                 format::pct(share(worst, worst.steal_s)),
                 format::pct(share(worst, worst.others_cpu_s)),
             ),
+            affected: hit.len(),
         });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn w(kind: WarnKind, label: &str, op: &str, affected: usize) -> Warning {
+        Warning {
+            kind,
+            label: label.into(),
+            op: op.into(),
+            text: format!("{affected} cells"),
+            affected,
+        }
+    }
+
+    #[test]
+    fn one_group_a_kind_gravest_kind_first_worst_series_first() {
+        let ws = [
+            w(WarnKind::SingleRep, "a", "write", 10),
+            w(WarnKind::HighVariation, "b", "read", 2),
+            w(WarnKind::SingleRep, "b", "write", 163),
+            w(WarnKind::SingleRep, "a", "read", 12),
+            w(WarnKind::Failed, "a", "write", 1),
+        ];
+        let g = grouped(&ws);
+        let kinds: Vec<WarnKind> = g.iter().map(|g| g.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                WarnKind::Failed,
+                WarnKind::SingleRep,
+                WarnKind::HighVariation
+            ]
+        );
+        assert_eq!(g[1].items[0].text, "163 cells");
+        assert_eq!(g[1].series(), "b: write; a: read, write");
+    }
 }
