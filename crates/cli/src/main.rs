@@ -77,12 +77,21 @@ fn main() {
                     let _ = write!(crate::stdout::stdout(), "{e}");
                     std::process::exit(0);
                 }
+                // `sharebench` or `sharebench lab` alone: what there is to do, not an error.
+                ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+                | ErrorKind::MissingSubcommand => {
+                    let _ = write!(std::io::stderr(), "{}", e.render());
+                    std::process::exit(2);
+                }
                 _ => {
-                    // clap's message, first line only: one clear line on stderr.
+                    // clap's message, first line only: one clear line on stderr, and the
+                    // help of the subcommand it is about.
                     let text = e.to_string();
                     let first = first_line(&text);
+                    let args: Vec<String> = std::env::args().skip(1).collect();
                     say(&format!(
-                        "sharebench: error: {first} (see 'sharebench --help')"
+                        "sharebench: error: {first} (see '{} --help')",
+                        subcommand_path(&args)
                     ));
                     std::process::exit(2);
                 }
@@ -120,6 +129,22 @@ fn main() {
         }
         std::process::exit(e.code);
     }
+}
+
+/// "sharebench lab up": the program and the subcommands that `args` name, in order, as
+/// far as they are subcommands.
+fn subcommand_path(args: &[String]) -> String {
+    use clap::CommandFactory;
+    let mut cmd = Cli::command();
+    let mut path = vec!["sharebench".to_string()];
+    for a in args.iter().filter(|a| !a.starts_with('-')) {
+        let Some(sub) = cmd.find_subcommand(a).cloned() else {
+            break;
+        };
+        path.push(a.clone());
+        cmd = sub;
+    }
+    path.join(" ")
 }
 
 /// Runs `f` as one client, or, when mpirun started this process, as one rank of many

@@ -1,16 +1,78 @@
-//! Progress with ETA on a terminal (stderr), in bytes; nothing at all when not a terminal.
+//! Progress with ETA on stderr, in bytes: a bar on a terminal; without one (CI logs,
+//! nohup), a plain line every `LINE_EVERY`; nothing with `--quiet`.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use sharebench_core::size::format_size;
 use std::io::{IsTerminal, Write};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// How often a line is printed when stderr is not a terminal.
+const LINE_EVERY: Duration = Duration::from_secs(10);
 
 pub struct Progress {
     bar: Option<ProgressBar>,
+    lines: Option<Mutex<Lines>>,
+}
+
+/// Progress told in lines.
+struct Lines {
+    total: u64,
+    done: u64,
+    started: Instant,
+    last: Instant,
+}
+
+fn mins_secs(d: Duration) -> String {
+    let s = d.as_secs();
+    if s >= 60 {
+        format!("{}m{:02}s", s / 60, s % 60)
+    } else {
+        format!("{s}s")
+    }
+}
+
+impl Lines {
+    fn line(&self, what: &str) -> String {
+        let elapsed = self.started.elapsed();
+        let share = self.done as f64 / self.total.max(1) as f64;
+        let left = if share > 0.0 {
+            format!(
+                ", about {} left",
+                mins_secs(elapsed.mul_f64((1.0 - share).max(0.0) / share))
+            )
+        } else {
+            String::new()
+        };
+        format!(
+            "sharebench: {:.0}% of {} in {}{left}: {what}",
+            share * 100.0,
+            format_size(self.total),
+            mins_secs(elapsed)
+        )
+    }
 }
 
 impl Progress {
-    pub fn new(total_bytes: u64) -> Self {
+    /// Progress over `total_bytes`; `quiet` says nothing at all.
+    pub fn new(total_bytes: u64, quiet: bool) -> Self {
+        if quiet {
+            return Progress {
+                bar: None,
+                lines: None,
+            };
+        }
         if !std::io::stderr().is_terminal() {
-            return Progress { bar: None };
+            let now = Instant::now();
+            return Progress {
+                bar: None,
+                lines: Some(Mutex::new(Lines {
+                    total: total_bytes,
+                    done: 0,
+                    started: now,
+                    last: now,
+                })),
+            };
         }
         let bar = ProgressBar::with_draw_target(Some(total_bytes), ProgressDrawTarget::stderr());
         bar.set_style(
@@ -20,12 +82,25 @@ impl Progress {
             .expect("static template")
             .progress_chars("=> "),
         );
-        Progress { bar: Some(bar) }
+        Progress {
+            bar: Some(bar),
+            lines: None,
+        }
     }
 
     /// Moves the bar on; past its end (`--reps auto` sampling beyond its least samples),
     /// the end moves with it.
     pub fn advance(&self, bytes: u64, what: &str) {
+        if let Some(lines) = &self.lines {
+            if let Ok(mut l) = lines.lock() {
+                l.done += bytes;
+                l.total = l.total.max(l.done);
+                if l.last.elapsed() >= LINE_EVERY {
+                    l.last = Instant::now();
+                    let _ = writeln!(std::io::stderr(), "{}", l.line(what));
+                }
+            }
+        }
         if let Some(b) = &self.bar {
             let end = b.position() + bytes;
             if b.length().is_some_and(|len| end > len) {
@@ -59,5 +134,25 @@ impl Progress {
         if let Some(b) = &self.bar {
             b.finish_and_clear();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_says_how_far_how_long_and_how_much_is_left() {
+        let l = Lines {
+            total: 4 << 30,
+            done: 1 << 30,
+            started: Instant::now() - Duration::from_secs(30),
+            last: Instant::now(),
+        };
+        let line = l.line("write 16m/4k");
+        assert!(
+            line.starts_with("sharebench: 25% of 4g in 30s, about 1m30s left: write 16m/4k"),
+            "{line}"
+        );
     }
 }

@@ -17,6 +17,21 @@ use std::io::Write;
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
+#[command(after_help = "Examples:
+  sharebench run /dev/shm /var/tmp
+      tmpfs against the disk: IOzone's tests 0-5, files 1m,16m,128m x records 4k,64k,1m,
+      sampled until each median is known to ±3% (--reps auto)
+  sharebench run -i write,read,random-read --file-sizes 64k..16m --record-sizes 4k,1m /mnt/nfs /mnt/smb
+      two shares side by side, their samples interleaved, on a doubling range of files
+  sharebench run --auto --max-file 64m --reps 5 /mnt/nfs
+      IOzone's -a matrix up to 64 MiB files, five repetitions a cell
+  sharebench run --threads 4 --file-sizes 512k --record-sizes 4k /mnt/smb
+      throughput mode: four workers (children see, parent sees)
+  sharebench run --workload smallfiles lab:nfs3 lab:smb
+      a 1,800-file web tree copied as rsync -a does (needs `sharebench lab up`)
+
+Then: sharebench report RESULTS_DIR --out REPORT_DIR (report.html, results.xlsx).
+Operations: docs/operations.md; statistics: docs/statistics.md.")]
 pub struct RunArgs {
     /// Where the I/O goes: directories (local, tmpfs, kernel or FUSE mounts) or null://
     #[arg(required = true, value_name = "TARGET")]
@@ -29,11 +44,14 @@ pub struct RunArgs {
     #[arg(short = 'i', long = "ops", value_name = "LIST", default_value = "iozone", value_parser = parse_ops)]
     pub ops: OpList,
 
-    /// File sizes: a list and/or doubling ranges, e.g. 64k,1m or 64k..512m (k/m/g = KiB/MiB/GiB)
+    /// File sizes: a list and/or doubling ranges, e.g. 64k,1m or 64k..512m. Units, any case,
+    /// all binary: none or b = bytes, k/kb/kib, m/mb/mib, g/gb/gib, t/tb/tib.
+    /// Default: 1m,16m,128m
     #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse_sizes, conflicts_with = "auto")]
     pub file_sizes: Option<SizeList>,
 
-    /// Record (transfer) sizes, same syntax as --file-sizes
+    /// Record (transfer) sizes, same syntax as --file-sizes. Default: 4k,64k,1m (those up to
+    /// the largest file)
     #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse_sizes)]
     pub record_sizes: Option<SizeList>,
 
@@ -135,6 +153,11 @@ pub struct RunArgs {
     /// Leave the test files and working directory in place (IOzone -w)
     #[arg(long)]
     pub keep_files: bool,
+
+    /// No progress on stderr: neither the bar on a terminal nor, without one (CI logs,
+    /// nohup), the line every 10 s
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
 
     /// Seed of the random orders and the verify pattern
     #[arg(long, default_value_t = 1)]
@@ -627,6 +650,7 @@ pub fn main(mut args: RunArgs, cluster: Option<&dyn session::Cluster>) -> CliRes
         carried: Vec::new(),
         cluster,
         remount_at: None,
+        quiet: args.quiet,
     };
     let result = session::execute(spec, &mut |_| {})?;
     if !result.writes {
@@ -638,6 +662,10 @@ pub fn main(mut args: RunArgs, cluster: Option<&dyn session::Cluster>) -> CliRes
     let mut out = crate::stdout::stdout();
     if plan.workload == Workload::Iozone {
         summary::print(&result.records, &mut out);
+        let _ = writeln!(
+            out,
+            "(rep CV%: the median over cells of the run-to-run variation across repetitions; - = one repetition, nothing to vary)"
+        );
     } else {
         print_workload_summary(&result.records, &mut out);
     }
@@ -646,6 +674,11 @@ pub fn main(mut args: RunArgs, cluster: Option<&dyn session::Cluster>) -> CliRes
     }
     // A closed stdout (`| head`) must not turn a finished run into a panic.
     let _ = writeln!(out, "Results: {}", result.out_dir.display());
+    let _ = writeln!(
+        out,
+        "Next: sharebench report {} --out REPORT_DIR   (report.html: the answer, heatmaps, latency, statistics)",
+        result.out_dir.display()
+    );
     match session::outcome_error(&result) {
         Some(e) => Err(e),
         None => Ok(()),

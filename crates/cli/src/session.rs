@@ -80,6 +80,8 @@ pub struct SessionSpec<'a> {
     /// IOzone's `-U MOUNT`: the mount point the user says the target's file system is
     /// mounted on; a target on any other mount is refused.
     pub remount_at: Option<&'a Path>,
+    /// No progress on stderr (`--quiet`).
+    pub quiet: bool,
 }
 
 /// The ranks of a multi-client run, as a session needs them: every rank runs the same
@@ -612,7 +614,8 @@ pub fn execute(spec: SessionSpec, on_record: &mut dyn FnMut(&Record)) -> CliResu
         None => spec.plan.reps,
     };
     let total = spec.plan.bytes_per_pass() * u64::from(samples) * targets.len() as u64;
-    let progress = Progress::new(total);
+    // Rank 0 speaks for a multi-client run.
+    let progress = Progress::new(total, spec.quiet || out_dir.is_none());
     let mut observer = SessionObserver {
         writer,
         progress: &progress,
@@ -633,7 +636,22 @@ pub fn execute(spec: SessionSpec, on_record: &mut dyn FnMut(&Record)) -> CliResu
     let mut warn = |m: String| {
         let _ = writeln!(io::stderr(), "sharebench: warning: {m}");
     };
-    if !spec.plan.keep_files {
+    if spec.plan.keep_files {
+        for t in &targets {
+            // A directory target's working directory is a path here; another's is on
+            // its share.
+            let root = Path::new(&t.name);
+            let place = if root.is_dir() {
+                root.join(&t.workdir.path).display().to_string()
+            } else {
+                format!("{} on {}", t.workdir.path, t.name)
+            };
+            let _ = writeln!(
+                io::stderr(),
+                "sharebench: --keep-files: the files are in {place}"
+            );
+        }
+    } else {
         remove_workdirs(&targets, &mut warn);
     }
     if let Ok(mut left) = LEFT_BEHIND.lock() {

@@ -651,6 +651,7 @@ fn run_step(
                         carried,
                         cluster: None,
                         remount_at: None,
+                        quiet: false,
                     },
                     &mut |_| {
                         taken.fetch_add(1, std::sync::atomic::Ordering::SeqCst);

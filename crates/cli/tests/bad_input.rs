@@ -23,6 +23,48 @@ fn assert_one_line_error(args: &[&str], code: i32, needle: &str) {
 }
 
 #[test]
+fn errors_point_to_the_help_of_their_subcommand() {
+    let t = shm_dir();
+    let p = t.path().to_str().unwrap();
+    assert_one_line_error(&["run", "--bogus", p], 2, "see 'sharebench run --help'");
+    assert_one_line_error(
+        &["lab", "up", "--bogus"],
+        2,
+        "see 'sharebench lab up --help'",
+    );
+    assert_one_line_error(&["--bogus"], 2, "see 'sharebench --help'");
+    // The size grammar names every unit it takes.
+    assert_one_line_error(&["run", "--file-sizes", "3q", p], 2, "kb or kib");
+}
+
+#[test]
+fn sharebench_alone_prints_its_usage_not_an_error() {
+    let o = run(&[]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("Usage: sharebench <COMMAND>"), "{err}");
+    assert!(err.contains("Examples:"), "{err}");
+    assert!(!err.contains("error"), "{err}");
+}
+
+#[test]
+fn run_help_teaches_with_examples_and_defaults() {
+    let o = run(&["run", "--help"]);
+    assert!(o.status.success());
+    let help = stdout(&o);
+    for needle in [
+        "Examples:",
+        "Default: 1m,16m,128m",
+        "Default: 4k,64k,1m",
+        "kb/kib",
+        "sharebench report RESULTS_DIR",
+        "--quiet",
+    ] {
+        assert!(help.contains(needle), "run --help lacks {needle:?}");
+    }
+}
+
+#[test]
 fn malformed_sizes() {
     let t = shm_dir();
     let p = t.path().to_str().unwrap();

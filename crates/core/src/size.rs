@@ -48,7 +48,11 @@ pub fn parse_size(text: &str, bare: BareUnit) -> Result<u64, SizeError> {
         "m" | "mb" | "mib" => 1 << 20,
         "g" | "gb" | "gib" => 1 << 30,
         "t" | "tb" | "tib" => 1 << 40,
-        _ => return Err(bad("unknown unit (use k, m, g or t)")),
+        _ => {
+            return Err(bad(
+                "unknown unit (none or b for bytes; k, m, g, t, also as kb or kib: all binary)",
+            ))
+        }
     };
     let v = n.checked_mul(mult).ok_or_else(|| bad("too large"))?;
     if v == 0 {

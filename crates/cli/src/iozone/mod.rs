@@ -174,6 +174,7 @@ fn execute(
         carried: Vec::new(),
         cluster,
         remount_at,
+        quiet: false,
     };
     let result = session::execute(spec, on_record)?;
     if result.writes {

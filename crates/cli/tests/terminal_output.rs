@@ -1,0 +1,69 @@
+//! What a run says on the way and at its end when nobody watches a terminal (CI logs,
+//! nohup): progress lines every 10 s on stderr, none with --quiet; where the results
+//! are and what to do next; where --keep-files left the files.
+
+mod common;
+use common::*;
+
+/// A run of about 12 s (three samples of at least 4 s) on a tmpfs directory, output
+/// piped as in a CI log.
+fn twelve_seconds(extra: &[&str]) -> (std::process::Output, tempfile::TempDir) {
+    let t = shm_dir();
+    let out = t.path().join("r");
+    let mut args = vec![
+        "run",
+        "-i",
+        "write",
+        "--file-sizes",
+        "1m",
+        "--record-sizes",
+        "64k",
+        "--reps",
+        "3",
+        "--min-sample-time",
+        "4s",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let target = t.path().join("target");
+    std::fs::create_dir(&target).unwrap();
+    args.push(target.to_str().unwrap());
+    let o = run(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    (o, t)
+}
+
+#[test]
+fn without_a_terminal_progress_comes_as_lines() {
+    let (o, t) = twelve_seconds(&["--keep-files"]);
+    let err = stderr(&o);
+    let lines: Vec<&str> = err.lines().filter(|l| l.contains("% of ")).collect();
+    assert!(!lines.is_empty(), "no progress line in: {err}");
+    assert!(
+        lines[0].starts_with("sharebench: ")
+            && lines[0].contains(" left: ")
+            && lines[0].ends_with("write 1m/64k"),
+        "{err}"
+    );
+    // --keep-files says where the files are, and they are there.
+    let kept = err
+        .lines()
+        .find_map(|l| {
+            l.split_once("the files are in ")
+                .map(|(_, p)| p.to_string())
+        })
+        .unwrap_or_else(|| panic!("--keep-files did not say where: {err}"));
+    assert!(std::path::Path::new(&kept).is_dir(), "{kept}");
+    assert!(kept.starts_with(t.path().to_str().unwrap()), "{kept}");
+    let out = stdout(&o);
+    assert!(out.contains("Next: sharebench report "), "{out}");
+    assert!(out.contains("rep CV%: "), "{out}");
+}
+
+#[test]
+fn quiet_says_nothing_on_the_way() {
+    let (o, _t) = twelve_seconds(&["--quiet"]);
+    let err = stderr(&o);
+    assert!(!err.contains("% of "), "{err}");
+}
