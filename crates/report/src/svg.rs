@@ -409,11 +409,13 @@ pub fn lines_2d(title: &str, cells: &BTreeMap<CellKey, CellStats>, y_max: f64) -
             l as f64 + pw / 2.0
         }
     };
-    let ymax = if y_max > 0.0 { y_max * 1.05 } else { 1.0 };
+    // The unit once, on the axis; round numbers on the ticks.
+    let (unit, per) = rate_unit(y_max.max(1.0));
+    let step = nice_step(y_max.max(1.0) / per / 4.0) * per;
+    let ymax = (y_max.max(1.0) * 1.05).max(step);
     let ys = |v: f64| -> f64 { t as f64 + ph - v / ymax * ph };
-    // Grid and y labels.
-    for k in 0..=4 {
-        let v = ymax * k as f64 / 4.0;
+    let mut v = 0.0;
+    while v <= ymax {
         let y = ys(v);
         let _ = write!(
             s,
@@ -421,10 +423,23 @@ pub fn lines_2d(title: &str, cells: &BTreeMap<CellKey, CellStats>, y_max: f64) -
             w - r,
             l - 4,
             y + 4.0,
-            format::rate(v)
+            if v == 0.0 {
+                "0".to_string()
+            } else {
+                format::sig3(v / per)
+            }
         );
+        v += step;
     }
-    for f in &files {
+    let _ = write!(s, r#"<text x="4" y="14" class="ax">{unit}</text>"#);
+    // File sizes double: label every k-th so labels stay 34 px apart.
+    let every = (1..=files.len().max(1))
+        .find(|k| files.len() < 2 || (xs(files[1]) - xs(files[0])) * *k as f64 >= 34.0)
+        .unwrap_or(1);
+    for (i, f) in files.iter().enumerate() {
+        if i % every != 0 {
+            continue;
+        }
         let _ = write!(
             s,
             r#"<text x="{:.1}" y="{}" class="ax" text-anchor="middle">{}</text>"#,
@@ -486,6 +501,27 @@ pub fn lines_2d(title: &str, cells: &BTreeMap<CellKey, CellStats>, y_max: f64) -
     }
     s.push_str("</svg>");
     s
+}
+
+/// A round step near `raw`: 1, 2, 2.5 or 5 times a power of ten.
+fn nice_step(raw: f64) -> f64 {
+    let p = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 2.5, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * p)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * p)
+}
+
+/// The unit a throughput axis reaching `kib_s` is labelled in, and KiB/s per unit.
+fn rate_unit(kib_s: f64) -> (&'static str, f64) {
+    if kib_s >= 1024.0 * 1024.0 {
+        ("GB/s", 1024.0 * 1024.0)
+    } else if kib_s >= 1024.0 {
+        ("MB/s", 1024.0)
+    } else {
+        ("KB/s", 1.0)
+    }
 }
 
 /// A colour legend for the sequential scale of a measure.
