@@ -6,7 +6,11 @@ BIN := target/release/sharebench
 # The binary is built with multi-client (MPI) support.
 FEATURES := --features sharebench/mpi
 
-.PHONY: deps build demo test lint bench clean
+.PHONY: deps build demo test lint bench clean install uninstall
+
+# Where `make install` puts things (Debian's places for software installed locally).
+PREFIX ?= /usr/local
+DESTDIR ?=
 
 deps:
 	@scripts/install-deps.sh
@@ -37,3 +41,20 @@ bench: build
 
 clean:
 	$(CARGO) clean
+
+# The binary, its manual pages (sharebench(1), sharebench-run(1), ...) and bash, zsh and
+# fish completions, generated from the command line itself.
+install: build
+	rm -rf target/install-files
+	$(BIN) install-files target/install-files
+	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/sharebench
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 0644 target/install-files/man1/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -D -m 0644 target/install-files/completions/sharebench $(DESTDIR)$(PREFIX)/share/bash-completion/completions/sharebench
+	install -D -m 0644 target/install-files/completions/_sharebench $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_sharebench
+	install -D -m 0644 target/install-files/completions/sharebench.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/sharebench.fish
+	@echo "installed in $(DESTDIR)$(PREFIX): bin/sharebench, share/man/man1/sharebench*.1, completions (bash, zsh, fish)"
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/sharebench $(DESTDIR)$(PREFIX)/share/man/man1/sharebench.1 $(DESTDIR)$(PREFIX)/share/man/man1/sharebench-*.1
+	rm -f $(DESTDIR)$(PREFIX)/share/bash-completion/completions/sharebench $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_sharebench $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/sharebench.fish

@@ -6,6 +6,7 @@
 
 mod clean_cmd;
 mod error;
+mod install_files;
 mod iozone;
 mod lab_cmd;
 #[cfg(feature = "mpi")]
@@ -65,6 +66,12 @@ enum Command {
     Report(report_cmd::ReportArgs),
     /// Remove the working directories that killed runs left on targets
     Clean(clean_cmd::CleanArgs),
+    /// Write the manual pages and shell completions into DIR (`make install` calls it)
+    #[command(hide = true)]
+    InstallFiles {
+        #[arg(value_name = "DIR")]
+        dir: std::path::PathBuf,
+    },
 }
 
 fn main() {
@@ -105,6 +112,16 @@ fn main() {
         Command::Lab(args) => lab_cmd::main(args),
         Command::Study(args) => study_cmd::main(args),
         Command::Clean(args) => clean_cmd::main(args),
+        Command::InstallFiles { dir } => {
+            use clap::CommandFactory;
+            install_files::write_all(Cli::command(), &dir).map(|n| {
+                let _ = writeln!(
+                    crate::stdout::stdout(),
+                    "{n} files (manual pages, completions) in {}",
+                    dir.display()
+                );
+            })
+        }
     };
     // Output lost to a full disk or a closed pipe is a failure, even of a good run.
     let _ = std::io::Write::flush(&mut stdout::stdout());
