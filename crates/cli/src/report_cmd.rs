@@ -13,13 +13,19 @@ use std::path::PathBuf;
 #[command(after_help = "Examples:\n  \
 sharebench report sharebench-results/RUN1 sharebench-results/RUN2 --out report-nfs-smb\n  \
 sharebench report nfs.xls smb.xls --label NFS --label SMB --baseline NFS --out cmp\n  \
-sharebench report iozone-nfs.txt fio-smb.json --out cmp")]
+sharebench report iozone-nfs.txt fio-smb.json --out cmp\n  \
+sharebench report ext4/run*.txt xfs/run*.txt --label ext4 --label ext4 ... --out cmp\n  \
+sharebench report runs/ext4 runs/xfs --out cmp    a directory of runs per target\n\n\
+Inputs that share a label are runs of one target: with three or more a side, the runs\n\
+are the replicates of the comparison (docs/statistics.md, \"Replicates\").")]
 pub struct ReportArgs {
     /// Inputs: sharebench result directories, IOzone text output (-a, -R, -t), IOzone -b
-    /// workbooks (.xls, .xlsx) or fio JSON (--output-format=json)
+    /// workbooks (.xls, .xlsx), fio JSON (--output-format=json), or a directory of such
+    /// runs (one label: the directory's name)
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
-    /// Label of the input at the same position (default: the target name, or the file name)
+    /// Label of the input at the same position (default: the target name, or the file
+    /// name). Inputs given one label are runs of one target
     #[arg(long = "label", value_name = "NAME")]
     pub labels: Vec<String>,
     /// Label every other target is compared with (default: the first)

@@ -147,7 +147,7 @@ fn bad_input_is_one_line() {
         "truncated",
     );
     let f = fixture("iozone-R-excerpt.txt");
-    assert_one_line_error(&["report", &f, &f, "--out", o], "two inputs have the label");
+    assert_one_line_error(&["report", &f, &f, "--out", o], "is given twice");
     assert_one_line_error(
         &["report", &f, "--baseline", "nfs", "--out", o],
         "--baseline",

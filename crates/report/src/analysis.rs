@@ -33,6 +33,9 @@ pub struct CellStats {
     /// measured them side by side.
     pub reps: Vec<u32>,
     pub run_id: Option<String>,
+    /// Per run the values come from, the median of that run's values: the replicates
+    /// when a label's records come from several runs (`compare::Design`).
+    pub by_run: BTreeMap<String, f64>,
     pub median: f64,
     pub mean: f64,
     pub min: f64,
@@ -80,6 +83,10 @@ impl CellStats {
             mib_per_cpu_s: None,
             outliers: stats::outliers(&values),
             tail: None,
+            by_run: run_id
+                .iter()
+                .map(|r| (r.clone(), stats::median(&values)))
+                .collect(),
             values,
             reps,
             run_id,
@@ -109,9 +116,23 @@ impl CellStats {
             server_cpu_pct: (!server.is_empty()).then(|| stats::median(&server)),
             mib_per_cpu_s: (!per_cpu.is_empty()).then(|| stats::median(&per_cpu)),
             tail: Tail::from_records(recs),
+            by_run: by_run(recs),
             ..CellStats::of_values(values, recs.iter().map(|r| r.rep).collect(), run_id)
         }
     }
+}
+
+/// Per run id of `recs` (records without one are left out), the median throughput.
+fn by_run(recs: &[&Record]) -> BTreeMap<String, f64> {
+    let mut runs: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for r in recs.iter().filter(|r| !r.run_id.is_empty()) {
+        runs.entry(r.run_id.clone())
+            .or_default()
+            .push(r.throughput_kib_s);
+    }
+    runs.into_iter()
+        .map(|(id, v)| (id, stats::median(&v)))
+        .collect()
 }
 
 /// Everything about one operation.

@@ -109,6 +109,23 @@ pub fn change_with_ci(ratio: f64, ci: Option<(f64, f64)>) -> String {
     }
 }
 
+/// What a cell's replicates are, and so how its two sides are compared.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Design {
+    /// Both sides of one run, measured side by side: paired by repetition.
+    Repetitions,
+    /// Both sides in each of several runs (labels that several inputs share, each input
+    /// a run): paired by run, a run's median its value.
+    PairedRuns,
+    /// Each side from several runs of its own (IOzone's users run each configuration N
+    /// times): the runs are the replicates, compared unpaired (Welch) on their medians.
+    /// The per-run log medians of each side, by run.
+    Runs(BTreeMap<String, f64>, BTreeMap<String, f64>),
+    /// One block of time a side (two separate runs, or too few runs): a ratio, never a
+    /// verdict.
+    OneBlockEach,
+}
+
 /// One cell, target against baseline.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Comparison {
@@ -116,19 +133,51 @@ pub struct Comparison {
     pub ratio: f64,
     /// 95% interval of the ratio (on logarithms); `None` when not testable.
     pub ci: Option<(f64, f64)>,
-    /// The test paired the repetitions (one run, side by side) rather than Welch's. An
-    /// unpaired cell comes from two separate runs and is never decided.
-    pub paired: bool,
-    /// The log ratio of each repetition both sides have, by repetition (paired cells
-    /// only): the replicates of a summary over cells.
-    pub rep_logs: Vec<(u32, f64)>,
-    /// Welch's t-test on logs, two-sided.
+    pub design: Design,
+    /// The log ratio of each replicate both sides have, by replicate ("rep 3", "run
+    /// ID"; paired designs only): the replicates of a summary over cells.
+    pub rep_logs: Vec<(String, f64)>,
+    /// The test's p, two-sided: a paired t on logs, or Welch's.
     pub p: Option<f64>,
     /// `p` adjusted over the operation's cells (Benjamini-Hochberg).
     pub q: Option<f64>,
     /// Mann-Whitney U, two-sided (exact for small samples).
     pub p_mwu: Option<f64>,
     pub verdict: Verdict,
+}
+
+impl Comparison {
+    /// Paired, by repetition or by run.
+    pub fn paired(&self) -> bool {
+        matches!(self.design, Design::Repetitions | Design::PairedRuns)
+    }
+}
+
+/// How `t` and `b` are replicated: repetitions of one run, runs both have, runs of their
+/// own, or one block each; with the paired log ratios where paired.
+fn design(t: &CellStats, b: &CellStats) -> (Design, Vec<(String, f64)>) {
+    if let Some(pairs) = pairs_by_rep(t, b) {
+        return (Design::Repetitions, pairs);
+    }
+    let logs = |c: &CellStats| -> BTreeMap<String, f64> {
+        c.by_run
+            .iter()
+            .filter(|(_, v)| **v > 0.0)
+            .map(|(r, v)| (r.clone(), v.ln()))
+            .collect()
+    };
+    let (lt, lb) = (logs(t), logs(b));
+    let common: Vec<(String, f64)> = lt
+        .iter()
+        .filter_map(|(r, x)| Some((format!("run {r}"), x - lb.get(r)?)))
+        .collect();
+    if common.len() >= MIN_REPS {
+        (Design::PairedRuns, common)
+    } else if lt.len() >= MIN_REPS && lb.len() >= MIN_REPS && common.is_empty() {
+        (Design::Runs(lt, lb), Vec::new())
+    } else {
+        (Design::OneBlockEach, Vec::new())
+    }
 }
 
 /// Compares every cell both sides have, at a threshold in percent; cells only one side has
@@ -146,24 +195,40 @@ pub fn compare_cells(
     let mut out: Vec<(CellKey, Comparison)> = Vec::with_capacity(keys.len());
     for k in keys {
         let (t, b) = (&target[&k], &base[&k]);
-        let pairs = pairs_by_rep(t, b);
-        let testable = match &pairs {
-            Some(p) => p.len() >= MIN_REPS,
-            None => t.values.len() >= MIN_REPS && b.values.len() >= MIN_REPS,
-        };
-        let (p, ci) = match (&pairs, testable) {
-            (_, false) => (None, None),
-            (Some(pairs), true) => {
-                let logs: Vec<f64> = pairs.iter().map(|&(_, d)| d).collect();
-                match stats::mean_log_t(&logs) {
-                    Some((p, ci)) => (Some(p), Some(ci)),
-                    None => (None, None),
-                }
+        let (design, rep_logs) = design(t, b);
+        let exp = |m: &BTreeMap<String, f64>| -> Vec<f64> { m.values().map(|l| l.exp()).collect() };
+        let (testable, (p, ci)) = match &design {
+            Design::Repetitions | Design::PairedRuns => {
+                let logs: Vec<f64> = rep_logs.iter().map(|(_, d)| *d).collect();
+                let test = (logs.len() >= MIN_REPS)
+                    .then(|| stats::mean_log_t(&logs))
+                    .flatten();
+                (
+                    logs.len() >= MIN_REPS,
+                    test.map_or((None, None), |(p, ci)| (Some(p), Some(ci))),
+                )
             }
-            (None, true) => (
-                stats::welch_log_p(&t.values, &b.values),
-                stats::welch_log_ci(&t.values, &b.values),
-            ),
+            Design::Runs(lt, lb) => {
+                let (vt, vb) = (exp(lt), exp(lb));
+                (
+                    true,
+                    (stats::welch_log_p(&vt, &vb), stats::welch_log_ci(&vt, &vb)),
+                )
+            }
+            Design::OneBlockEach => {
+                let testable = t.values.len() >= MIN_REPS && b.values.len() >= MIN_REPS;
+                (
+                    testable,
+                    if testable {
+                        (
+                            stats::welch_log_p(&t.values, &b.values),
+                            stats::welch_log_ci(&t.values, &b.values),
+                        )
+                    } else {
+                        (None, None)
+                    },
+                )
+            }
         };
         let p_mwu = if testable {
             stats::mann_whitney_p(&t.values, &b.values)
@@ -179,8 +244,8 @@ pub fn compare_cells(
                     f64::NAN
                 },
                 ci,
-                paired: pairs.is_some(),
-                rep_logs: pairs.unwrap_or_default(),
+                design,
+                rep_logs,
                 p,
                 q: None,
                 p_mwu,
@@ -192,12 +257,12 @@ pub fn compare_cells(
     let qs = stats::benjamini_hochberg(&ps);
     for ((_, c), q) in out.iter_mut().zip(qs) {
         c.q = q;
-        c.verdict = match (q, c.paired) {
+        c.verdict = match (q, &c.design) {
             (None, _) => Verdict::NotTestable,
             // One block of time a side: the spread within each run says nothing of what
             // drifted between them.
-            (Some(_), false) => Verdict::Inconclusive,
-            (Some(q), true) => decide(c.ratio, c.ci, q < ALPHA, threshold_pct),
+            (Some(_), Design::OneBlockEach) => Verdict::Inconclusive,
+            (Some(q), _) => decide(c.ratio, c.ci, q < ALPHA, threshold_pct),
         };
     }
     out.into_iter().collect()
@@ -206,7 +271,7 @@ pub fn compare_cells(
 /// The log ratios (`ln t - ln b`) of the repetitions both cells have, by repetition, when
 /// both come from one run; `None` for cells of separate runs (or of imports), which
 /// Welch's test compares instead.
-fn pairs_by_rep(t: &CellStats, b: &CellStats) -> Option<Vec<(u32, f64)>> {
+fn pairs_by_rep(t: &CellStats, b: &CellStats) -> Option<Vec<(String, f64)>> {
     if t.run_id.is_none() || t.run_id != b.run_id {
         return None;
     }
@@ -222,7 +287,7 @@ fn pairs_by_rep(t: &CellStats, b: &CellStats) -> Option<Vec<(u32, f64)>> {
             .zip(&t.values)
             .filter_map(|(rep, &x)| {
                 let y = *base.get(rep)?;
-                (x > 0.0 && y > 0.0).then(|| (*rep, x.ln() - y.ln()))
+                (x > 0.0 && y > 0.0).then(|| (format!("rep {rep}"), x.ln() - y.ln()))
             })
             .collect(),
     )
@@ -234,6 +299,11 @@ pub enum Replicates {
     /// Repetitions measured side by side in one run (every cell of that repetition
     /// together): this many, common to every cell.
     Repetitions(usize),
+    /// Runs that measured both sides, paired by run: this many, common to every cell.
+    PairedRuns(usize),
+    /// Runs of each side's own (target's, baseline's), compared unpaired on each run's
+    /// mean log over the cells.
+    Runs(usize, usize),
     /// The cells come from separate runs: one block of time a side, so no interval and no
     /// verdict, whatever the number of cells.
     SeparateRuns,
@@ -244,6 +314,8 @@ impl Replicates {
     pub fn describe(self) -> String {
         match self {
             Replicates::Repetitions(n) => format!("{n} paired repetitions"),
+            Replicates::PairedRuns(n) => format!("{n} runs, paired by run"),
+            Replicates::Runs(a, b) => format!("{a} runs against {b}, each run a replicate"),
             Replicates::SeparateRuns => {
                 "separate runs: one block of time each, never significant".into()
             }
@@ -294,7 +366,7 @@ pub fn overall<'a>(cells: impl IntoIterator<Item = &'a Comparison>, threshold_pc
             stats::mean(&logs).exp()
         }
     };
-    let (replicates, geo_ratio, test) = if cells.iter().all(|c| c.paired) {
+    let (replicates, geo_ratio, test) = if cells.iter().all(|c| c.paired()) {
         let per_rep = mean_log_ratio_by_rep(&cells);
         let geo = if per_rep.is_empty() {
             medians_geo()
@@ -304,7 +376,22 @@ pub fn overall<'a>(cells: impl IntoIterator<Item = &'a Comparison>, threshold_pc
         let test = (per_rep.len() >= MIN_REPS)
             .then(|| stats::mean_log_t(&per_rep))
             .flatten();
-        (Replicates::Repetitions(per_rep.len()), geo, test)
+        let n = per_rep.len();
+        let by_run = cells.iter().all(|c| c.design == Design::PairedRuns);
+        let replicates = if by_run {
+            Replicates::PairedRuns(n)
+        } else {
+            Replicates::Repetitions(n)
+        };
+        (replicates, geo, test)
+    } else if let Some((lt, lb)) = mean_log_by_run(&cells) {
+        let (vt, vb): (Vec<f64>, Vec<f64>) = (
+            lt.iter().map(|l| l.exp()).collect(),
+            lb.iter().map(|l| l.exp()).collect(),
+        );
+        let geo = (stats::mean(&lt) - stats::mean(&lb)).exp();
+        let test = stats::welch_log_p(&vt, &vb).zip(stats::welch_log_ci(&vt, &vb));
+        (Replicates::Runs(lt.len(), lb.len()), geo, test)
     } else {
         (Replicates::SeparateRuns, medians_geo(), None)
     };
@@ -328,16 +415,47 @@ pub fn overall<'a>(cells: impl IntoIterator<Item = &'a Comparison>, threshold_pc
     }
 }
 
+/// Cells whose sides are runs of their own (`Design::Runs`): per run every cell has,
+/// the mean over the cells of its log median, target's and baseline's; `None` unless
+/// every cell is so and each side keeps `MIN_REPS` runs.
+fn mean_log_by_run(cells: &[&Comparison]) -> Option<(Vec<f64>, Vec<f64>)> {
+    let mut targets: Vec<&BTreeMap<String, f64>> = Vec::new();
+    let mut bases: Vec<&BTreeMap<String, f64>> = Vec::new();
+    for c in cells {
+        let Design::Runs(t, b) = &c.design else {
+            return None;
+        };
+        targets.push(t);
+        bases.push(b);
+    }
+    Some((mean_by_common_run(&targets)?, mean_by_common_run(&bases)?))
+}
+
+/// Per run that every map has, the mean of its values over the maps; `None` below
+/// `MIN_REPS` such runs.
+fn mean_by_common_run(maps: &[&BTreeMap<String, f64>]) -> Option<Vec<f64>> {
+    let first = maps.first()?;
+    let means: Vec<f64> = first
+        .keys()
+        .filter(|r| maps.iter().all(|m| m.contains_key(*r)))
+        .map(|r| stats::mean(&maps.iter().map(|m| m[r]).collect::<Vec<_>>()))
+        .collect();
+    (means.len() >= MIN_REPS).then_some(means)
+}
+
 /// Per repetition every cell has, the mean over the cells of its log ratio: the
 /// replicates of a summary over paired cells, in repetition order.
 fn mean_log_ratio_by_rep(cells: &[&Comparison]) -> Vec<f64> {
     let Some(first) = cells.first() else {
         return Vec::new();
     };
-    let mut sums: BTreeMap<u32, (f64, usize)> =
-        first.rep_logs.iter().map(|&(r, _)| (r, (0.0, 0))).collect();
+    let mut sums: BTreeMap<&str, (f64, usize)> = first
+        .rep_logs
+        .iter()
+        .map(|(r, _)| (r.as_str(), (0.0, 0)))
+        .collect();
     for c in cells {
-        let mine: BTreeMap<u32, f64> = c.rep_logs.iter().copied().collect();
+        let mine: BTreeMap<&str, f64> = c.rep_logs.iter().map(|(r, d)| (r.as_str(), *d)).collect();
         sums.retain(|r, _| mine.contains_key(r));
         for (r, (sum, n)) in sums.iter_mut() {
             *sum += mine[r];
@@ -475,7 +593,7 @@ mod tests {
         let c = compare_cells(&t, &b, 5.0);
         assert!(c
             .values()
-            .all(|c| !c.paired && c.verdict == Verdict::Inconclusive));
+            .all(|c| !c.paired() && c.verdict == Verdict::Inconclusive));
         let o = overall(c.values(), 5.0);
         assert_eq!(o.replicates, Replicates::SeparateRuns);
         assert_eq!((o.ci, o.p, o.verdict), (None, None, Verdict::Inconclusive));
@@ -506,11 +624,44 @@ mod tests {
         let t = BTreeMap::from([((1, 1), one_run(1.08))]);
         let b = BTreeMap::from([((1, 1), one_run(1.0))]);
         let c = &compare_cells(&t, &b, 5.0)[&(1, 1)];
-        assert!(c.paired && c.verdict == Verdict::Faster, "{c:?}");
+        assert!(c.paired() && c.verdict == Verdict::Faster, "{c:?}");
         // The same figures from two runs: the swing hides the difference.
         let mut t2 = t.clone();
         t2.get_mut(&(1, 1)).unwrap().run_id = Some("r2".into());
         let c = &compare_cells(&t2, &b, 5.0)[&(1, 1)];
-        assert!(!c.paired && c.verdict == Verdict::Inconclusive, "{c:?}");
+        assert!(!c.paired() && c.verdict == Verdict::Inconclusive, "{c:?}");
+    }
+
+    #[test]
+    fn runs_are_the_replicates_paired_when_both_sides_share_them() {
+        // Three runs of both targets; the machine's speed swings by half from run to run,
+        // B is always 10% faster: paired by run, that is clear.
+        let speed = [("r1", 100.0), ("r2", 50.0), ("r3", 80.0)];
+        let runs = |factor: f64| {
+            let mut c = cell(&speed.map(|(_, s)| s * factor));
+            c.by_run = speed
+                .iter()
+                .map(|(r, s)| (r.to_string(), s * factor))
+                .collect();
+            c
+        };
+        let t = BTreeMap::from([((1, 1), runs(1.1))]);
+        let b = BTreeMap::from([((1, 1), runs(1.0))]);
+        let c = &compare_cells(&t, &b, 5.0)[&(1, 1)];
+        assert_eq!(c.design, Design::PairedRuns);
+        assert_eq!(c.verdict, Verdict::Faster, "{c:?}");
+        assert_eq!(overall([c], 5.0).replicates, Replicates::PairedRuns(3));
+        // The same figures as runs of their own: unpaired, the swing hides the 10%.
+        let mut t2 = t.clone();
+        let cell = t2.get_mut(&(1, 1)).unwrap();
+        cell.by_run = cell
+            .by_run
+            .iter()
+            .map(|(r, v)| (format!("other-{r}"), *v))
+            .collect();
+        let c = &compare_cells(&t2, &b, 5.0)[&(1, 1)];
+        assert!(matches!(c.design, Design::Runs(..)), "{c:?}");
+        assert_eq!(c.verdict, Verdict::Inconclusive, "{c:?}");
+        assert_eq!(overall([c], 5.0).replicates, Replicates::Runs(3, 3));
     }
 }

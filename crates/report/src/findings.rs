@@ -55,6 +55,19 @@ pub fn evidence_as(o: &Overall, above: &str, below: &str) -> String {
             "{} cell(s), {n} repetitions in common: too few to test",
             o.cells
         ),
+        (compare::Replicates::PairedRuns(n), Some(_)) => format!(
+            "t-test over {n} runs paired by run {}, {} cells",
+            format::p(o.p),
+            o.cells
+        ),
+        (compare::Replicates::Runs(a, b), Some(_)) => format!(
+            "Welch's t over {a} and {b} runs, each run a replicate, {}, {} cells",
+            format::p(o.p),
+            o.cells
+        ),
+        (compare::Replicates::PairedRuns(n), None) | (compare::Replicates::Runs(n, _), None) => {
+            format!("{} cell(s), {n} runs in common: too few to test", o.cells)
+        }
         (compare::Replicates::SeparateRuns, _) => format!(
             "{} cells from separate runs: one block of time each, so a difference may be the runs' and is never called; measure both in one run",
             o.cells

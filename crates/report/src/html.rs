@@ -136,7 +136,7 @@ pub fn render(a: &Analysis) -> String {
     // The answer.
     h.push_str("<h2 id=answer>The answer</h2>");
     if a.labels.len() >= 2 && !a.classes.is_empty() {
-        h.push_str("<p>Who is faster, per operation and file-size class: the winner by the geometric mean of per-cell ratios against the runner-up, its margin with its 95% interval, and the verdict: a winner only when the margin is significant (a t-test over the repetitions, each the mean log ratio of its cells measured side by side, 5%) and at least the threshold; cells of separate runs get no verdict; “equivalent” when the interval lies within the threshold; else “inconclusive”.</p><table><tr><th>operation</th>");
+        h.push_str("<p>Who is faster, per operation and file-size class: the winner by the geometric mean of per-cell ratios against the runner-up, its margin with its 95% interval, and the verdict: a winner only when the margin is significant (a t-test over the replicates, 5%: the repetitions of one run, each the mean log ratio of its cells measured side by side; or the runs, when several inputs share a label) and at least the threshold; one separate run a side gets no verdict; “equivalent” when the interval lies within the threshold; else “inconclusive”.</p><table><tr><th>operation</th>");
         for c in SizeClass::ALL {
             let _ = write!(
                 h,

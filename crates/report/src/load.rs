@@ -7,7 +7,6 @@ use crate::import::{self, Imported};
 use crate::{ReportError, Result};
 use sharebench_core::manifest::Manifest;
 use sharebench_core::record::{read_jsonl, Record};
-use std::collections::BTreeSet;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -41,6 +40,8 @@ pub struct Dataset {
     pub target: String,
     pub manifest: Option<Manifest>,
     pub records: Vec<Record>,
+    /// How many inputs (runs) its records come from.
+    pub runs: usize,
 }
 
 /// All inputs, loaded, with the warnings met on the way (cut-off lines, conversions).
@@ -51,7 +52,11 @@ pub struct Loaded {
 }
 
 /// Loads every input and gives it its label (`labels[i]` for input i, else the target name
-/// or the file's stem). Fails on an unknown or empty input, or two datasets with one label.
+/// or the file's stem). Inputs that share a label are runs of one target: their records
+/// make one dataset, each input's repetitions numbered after the last one's (see
+/// `merge_runs`). A directory that is not a result directory holds runs: every result
+/// directory and file in it, under its label (or the directory's name). Fails on an
+/// unknown or empty input.
 pub fn load_inputs(inputs: &[PathBuf], labels: &[String]) -> Result<Loaded> {
     if inputs.is_empty() {
         return Err(ReportError("no input given".into()));
@@ -62,6 +67,16 @@ pub fn load_inputs(inputs: &[PathBuf], labels: &[String]) -> Result<Loaded> {
             labels.len(),
             inputs.len()
         )));
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for path in inputs {
+        let same = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+        if !seen.insert(same) {
+            return Err(ReportError(format!(
+                "{} is given twice; inputs that share a --label are runs of one target, each run once",
+                path.display()
+            )));
+        }
     }
     let mut loaded = Loaded::default();
     for (i, path) in inputs.iter().enumerate() {
@@ -75,16 +90,30 @@ pub fn load_inputs(inputs: &[PathBuf], labels: &[String]) -> Result<Loaded> {
         let warnings = drop_implausible(&mut d.records, &d.source);
         loaded.warnings.extend(warnings);
     }
-    let mut seen = BTreeSet::new();
-    for d in &loaded.datasets {
-        if !seen.insert(d.label.clone()) {
-            return Err(ReportError(format!(
-                "two inputs have the label '{}'; give each a distinct --label",
-                d.label
-            )));
-        }
-    }
+    loaded.datasets = merge_runs(std::mem::take(&mut loaded.datasets));
     Ok(loaded)
+}
+
+/// Datasets that share a label, merged into one in the order they came: every input a
+/// run of that target (IOzone's users run each configuration several times). Each
+/// input's repetitions are renumbered after the previous input's, and the records keep
+/// their run ids, so the analysis can take the runs as replicates.
+fn merge_runs(datasets: Vec<Dataset>) -> Vec<Dataset> {
+    let mut out: Vec<Dataset> = Vec::new();
+    for mut d in datasets {
+        let Some(into) = out.iter_mut().find(|o| o.label == d.label) else {
+            out.push(d);
+            continue;
+        };
+        let offset = into.records.iter().map(|r| r.rep + 1).max().unwrap_or(0);
+        for r in d.records.iter_mut() {
+            r.rep += offset;
+        }
+        into.records.append(&mut d.records);
+        into.runs += d.runs;
+        into.target = format!("{}; {}", into.target, d.target);
+    }
+    out
 }
 
 /// The fastest throughput believed, in KiB/s (about an exabyte per second): a figure above
@@ -153,9 +182,7 @@ fn load_one(path: &Path, label: Option<String>, loaded: &mut Loaded) -> Result<(
     if meta.is_dir() {
         let jsonl = path.join("results.jsonl");
         if !jsonl.is_file() {
-            return Err(ReportError(format!(
-                "{shown}: not a sharebench result directory (no results.jsonl)"
-            )));
+            return load_runs_dir(path, label, loaded);
         }
         return load_sharebench(&jsonl, label, loaded);
     }
@@ -207,8 +234,12 @@ fn load_one(path: &Path, label: Option<String>, loaded: &mut Loaded) -> Result<(
     loaded.warnings.extend(imported.notes);
     let label = label.unwrap_or(stem);
     let mut records = imported.records;
+    // Each file is a run of its own: two files of one name in two directories are not
+    // one run, so the run is the path, not the name.
+    let run = path.display().to_string();
     for r in records.iter_mut() {
         r.target = label.clone();
+        r.run_id = run.clone();
     }
     loaded.datasets.push(Dataset {
         label,
@@ -217,7 +248,43 @@ fn load_one(path: &Path, label: Option<String>, loaded: &mut Loaded) -> Result<(
         target: source,
         manifest: None,
         records,
+        runs: 1,
     });
+    Ok(())
+}
+
+/// A directory of runs: every result directory and every file in it (hidden ones
+/// left out), in name order, under `label`, else (for files) the directory's name.
+fn load_runs_dir(dir: &Path, label: Option<String>, loaded: &mut Loaded) -> Result<()> {
+    let shown = dir.display();
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| ReportError(format!("{shown}: {e}")))?
+        .filter_map(|e| e.ok())
+        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+        .map(|e| e.path())
+        .filter(|p| p.is_file() || p.join("results.jsonl").is_file())
+        .collect();
+    entries.sort();
+    if entries.is_empty() {
+        return Err(ReportError(format!(
+            "{shown}: not a sharebench result directory (no results.jsonl), and no results or files in it"
+        )));
+    }
+    let dir_name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| shown.to_string());
+    for p in entries {
+        if p.is_dir() {
+            load_sharebench(&p.join("results.jsonl"), label.clone(), loaded)?;
+        } else {
+            load_one(
+                &p,
+                Some(label.clone().unwrap_or_else(|| dir_name.clone())),
+                loaded,
+            )?;
+        }
+    }
     Ok(())
 }
 
@@ -280,6 +347,7 @@ fn load_sharebench(jsonl: &Path, label: Option<String>, loaded: &mut Loaded) -> 
             target: t.clone(),
             manifest: manifest.clone(),
             records,
+            runs: 1,
         });
     }
     Ok(())

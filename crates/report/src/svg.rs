@@ -343,7 +343,7 @@ pub fn ratio_heatmap(
                         r##"<g><title>{cell}: ratio {:.3} ({}), {} {} (q {}), Mann-Whitney {}: {}</title><rect x="{x}" y="{y}" width="{}" height="{}" fill="{col}"/><text x="{}" y="{}" class="cv" fill="{}">{:.2}{mark}</text></g>"##,
                         c.ratio,
                         compare::change_with_ci(c.ratio, c.ci),
-                        if c.paired { "paired t" } else { "Welch" },
+                        if c.paired() { "paired t" } else { "Welch" },
                         format::p(c.p),
                         c.q.map(|q| format!("{q:.3}"))
                             .unwrap_or_else(|| "n/a".into()),

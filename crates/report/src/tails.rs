@@ -422,7 +422,7 @@ mod tests {
         };
         let c = compare::compare_cells(&p99_cells(&cell(&slow)), &p99_cells(&cell(&base)), 5.0);
         let c = &c[&(1 << 20, 4096)];
-        assert!(c.paired);
+        assert!(c.paired());
         assert!(c.ratio > 2.0);
         assert_eq!(c.verdict, Verdict::Faster, "a higher p99: the longer tail");
     }

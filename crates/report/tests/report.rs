@@ -358,7 +358,7 @@ fn bad_inputs_are_one_line_errors_and_write_nothing() {
         (req(vec![tmp.path().join("nope")], &[], out.clone()), "nope"),
         (
             req(vec![a.clone(), a.clone()], &[], out.clone()),
-            "two inputs have the label 'a'",
+            "is given twice",
         ),
         (req(vec![a.clone()], &["x", "y"], out.clone()), "--label"),
         (

@@ -274,6 +274,7 @@ fn analyse_datasets(
             target,
             manifest: None,
             records,
+            runs: 1,
         });
     }
     sharebench_report::analysis::analyse(loaded, None, threshold_pct)
