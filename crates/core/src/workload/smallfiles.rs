@@ -438,12 +438,21 @@ mod tests {
         assert_eq!(fig.files_written, tree::FILES);
         assert_eq!(fig.bytes, tree::TOTAL_BYTES);
         let log = fs.take();
+        // As rsync: written under a temporary name beside it, then renamed into place.
         let f0 = &t.files[0].path;
+        let tmp = match f0.rsplit_once('/') {
+            Some((dir, name)) => format!("d/{dir}/.{name}.sbtmp"),
+            None => format!("d/.{f0}.sbtmp"),
+        };
         let i = log
             .iter()
-            .position(|l| l == &format!("open d/{f0}"))
-            .unwrap();
-        assert_eq!(log[i + 1], format!("chmod d/{f0} 644"));
+            .position(|l| l == &format!("open {tmp}"))
+            .unwrap_or_else(|| panic!("no open of {tmp}: {:?}", &log[..8]));
+        assert_eq!(log[i + 1], format!("chmod {tmp} 644"));
+        assert!(log[i + 2..]
+            .iter()
+            .take(3)
+            .any(|l| l == &format!("rename {tmp} d/{f0}")));
         assert_eq!(
             log.iter().filter(|l| l.starts_with("mkdir")).count(),
             t.dirs.len() + 1
