@@ -4,35 +4,14 @@
 //! longer fit in the page cache, or writes that stop being absorbed by it. Not proof of a
 //! cause: the flag says where to look.
 
-use crate::analysis::{OpData, Source};
+/// Defined in `model` (the types every stage shares); named here too.
+pub use crate::model::CacheFlag;
+
+use crate::model::{OpData, Source};
 use std::collections::BTreeMap;
 
 /// Throughput falling more than this factor is flagged.
 pub const DROP_FACTOR: f64 = 2.0;
-
-/// One cliff: label, operation, the file sizes around it and the factor.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CacheFlag {
-    pub label: String,
-    pub op: String,
-    /// The smaller file with the best throughput at the record size, and its median.
-    pub from_file: u64,
-    pub from_kib_s: f64,
-    /// The first larger file that is more than 2x slower, and its median.
-    pub to_file: u64,
-    pub to_kib_s: f64,
-    pub record_size: u64,
-    /// How many record sizes show the same cliff at this file size.
-    pub record_sizes_affected: usize,
-    /// The client's memory (manifest), when known.
-    pub ram_bytes: Option<u64>,
-}
-
-impl CacheFlag {
-    pub fn factor(&self) -> f64 {
-        self.from_kib_s / self.to_kib_s
-    }
-}
 
 pub fn detect(ops: &[OpData], sources: &[Source]) -> Vec<CacheFlag> {
     let ram = |label: &str| -> Option<u64> {

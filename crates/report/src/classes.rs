@@ -3,116 +3,14 @@
 //! peak, stability (CV) and CPU, the winner, its margin over the runner-up and whether
 //! that margin is significant. Not: per-cell comparisons (see `compare`).
 
-use crate::analysis::{CellKey, CellStats, OpData};
-use crate::compare::{self, Overall};
+/// Defined in `model` (the types every stage shares); named here too.
+pub use crate::model::{ClassRow, ClassStat, SizeClass};
+
+use crate::compare;
+use crate::model::{CellKey, CellStats, OpData};
 use crate::stats;
 use crate::tails;
 use std::collections::BTreeMap;
-
-const MIB: u64 = 1 << 20;
-const GIB: u64 = 1 << 30;
-
-/// A file-size class.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum SizeClass {
-    Small,
-    Medium,
-    Large,
-    VeryLarge,
-}
-
-impl SizeClass {
-    pub const ALL: [SizeClass; 4] = [
-        SizeClass::Small,
-        SizeClass::Medium,
-        SizeClass::Large,
-        SizeClass::VeryLarge,
-    ];
-
-    /// The class of a file size; sizes between the seed's bounds go to the class below.
-    pub fn of(file_size: u64) -> SizeClass {
-        if file_size < MIB {
-            SizeClass::Small
-        } else if file_size < 32 * MIB {
-            SizeClass::Medium
-        } else if file_size < GIB {
-            SizeClass::Large
-        } else {
-            SizeClass::VeryLarge
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            SizeClass::Small => "small",
-            SizeClass::Medium => "medium",
-            SizeClass::Large => "large",
-            SizeClass::VeryLarge => "very large",
-        }
-    }
-
-    pub fn range(self) -> &'static str {
-        match self {
-            SizeClass::Small => "4-512 KiB",
-            SizeClass::Medium => "1-16 MiB",
-            SizeClass::Large => "32-512 MiB",
-            SizeClass::VeryLarge => ">= 1 GiB",
-        }
-    }
-}
-
-/// One label in one class of one operation.
-#[derive(Debug, Clone)]
-pub struct ClassStat {
-    pub label: String,
-    pub cells: usize,
-    /// Median over the class's cells of the cell medians (KiB/s).
-    pub median: f64,
-    /// The best cell median and its cell.
-    pub peak: f64,
-    pub peak_cell: CellKey,
-    /// Median over the cells of the per-cell CV across repetitions (run-to-run stability).
-    pub cv: Option<f64>,
-    pub cpu_pct: Option<f64>,
-    /// Median server CPU utilisation, where recorded (lab servers).
-    pub server_cpu_pct: Option<f64>,
-    pub mib_per_cpu_s: Option<f64>,
-    /// Median operations per second over the cells with records up to 64 KiB
-    /// (`tails::IOPS_MAX_RECORD`).
-    pub iops: Option<f64>,
-    /// Median over the cells of the cell's p99 latency (µs), where recorded.
-    pub p99_us: Option<f64>,
-}
-
-/// One operation and class, every label, and who wins.
-#[derive(Debug, Clone)]
-pub struct ClassRow {
-    pub op: String,
-    pub class: SizeClass,
-    pub stats: Vec<ClassStat>,
-    pub winner: Option<String>,
-    pub runner_up: Option<String>,
-    /// Winner over runner-up, on the cells both have.
-    pub versus: Option<Overall>,
-}
-
-impl ClassRow {
-    pub fn stat(&self, label: &str) -> Option<&ClassStat> {
-        self.stats.iter().find(|s| s.label == label)
-    }
-
-    /// Margin of the winner in percent (geometric mean of per-cell ratios - 1).
-    pub fn margin_pct(&self) -> Option<f64> {
-        self.versus.as_ref().map(|v| (v.geo_ratio - 1.0) * 100.0)
-    }
-
-    /// A winner was called: faster, significantly and by at least the threshold.
-    pub fn winner_called(&self) -> bool {
-        self.versus
-            .as_ref()
-            .is_some_and(|v| v.verdict.decided_winner())
-    }
-}
 
 fn class_stat(label: &str, cells: &[(&CellKey, &CellStats)]) -> Option<ClassStat> {
     if cells.is_empty() {

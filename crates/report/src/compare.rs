@@ -11,7 +11,10 @@
 //! side, whose difference mixes the targets with whatever drifted between the runs: they
 //! get a ratio, never a verdict. Not: the statistics themselves (see `stats`).
 
-use crate::analysis::{CellKey, CellStats};
+/// Defined in `model` (the types every stage shares); named here too.
+pub use crate::model::{Comparison, Design, Overall, Replicates, Verdict};
+
+use crate::model::{CellKey, CellStats};
 use crate::stats;
 use std::collections::BTreeMap;
 
@@ -25,47 +28,6 @@ pub const ALPHA: f64 = 0.05;
 /// ratios within about ±5%, and a difference below that rarely changes a choice of
 /// server (docs/statistics.md).
 pub const DEFAULT_THRESHOLD_PCT: f64 = 5.0;
-
-/// What a comparison concluded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
-    /// Significantly faster, by at least the threshold.
-    Faster,
-    Slower,
-    /// The 95% interval of the ratio lies within the threshold either way.
-    Equivalent,
-    /// Neither: too noisy, or significant but smaller than the threshold with an interval
-    /// that reaches beyond it.
-    Inconclusive,
-    NotTestable,
-}
-
-impl Verdict {
-    pub fn describe(self) -> &'static str {
-        match self {
-            Verdict::Faster => "faster (significant, beyond the threshold)",
-            Verdict::Slower => "slower (significant, beyond the threshold)",
-            Verdict::Equivalent => "equivalent within the threshold",
-            Verdict::Inconclusive => "inconclusive",
-            Verdict::NotTestable => "not testable (< 3 repetitions a side)",
-        }
-    }
-
-    /// As `describe`, for a measure where the higher value is the worse (latency): a
-    /// "faster" ratio above 1 is the longer tail.
-    pub fn describe_lower_is_better(self) -> &'static str {
-        match self {
-            Verdict::Faster => "longer (significant, beyond the threshold)",
-            Verdict::Slower => "shorter (significant, beyond the threshold)",
-            other => other.describe(),
-        }
-    }
-
-    /// Faster or slower: a winner was called.
-    pub fn decided_winner(self) -> bool {
-        matches!(self, Verdict::Faster | Verdict::Slower)
-    }
-}
 
 /// The verdict on a ratio (target over baseline) with its 95% interval, given whether the
 /// difference is significant, at a threshold in percent.
@@ -106,50 +68,6 @@ pub fn change_with_ci(ratio: f64, ci: Option<(f64, f64)>) -> String {
     match ci {
         Some((a, b)) => format!("{} [{}, {}]", pct(ratio), pct(a), pct(b)),
         None => pct(ratio),
-    }
-}
-
-/// What a cell's replicates are, and so how its two sides are compared.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Design {
-    /// Both sides of one run, measured side by side: paired by repetition.
-    Repetitions,
-    /// Both sides in each of several runs (labels that several inputs share, each input
-    /// a run): paired by run, a run's median its value.
-    PairedRuns,
-    /// Each side from several runs of its own (IOzone's users run each configuration N
-    /// times): the runs are the replicates, compared unpaired (Welch) on their medians.
-    /// The per-run log medians of each side, by run.
-    Runs(BTreeMap<String, f64>, BTreeMap<String, f64>),
-    /// One block of time a side (two separate runs, or too few runs): a ratio, never a
-    /// verdict.
-    OneBlockEach,
-}
-
-/// One cell, target against baseline.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Comparison {
-    /// Target median over baseline median.
-    pub ratio: f64,
-    /// 95% interval of the ratio (on logarithms); `None` when not testable.
-    pub ci: Option<(f64, f64)>,
-    pub design: Design,
-    /// The log ratio of each replicate both sides have, by replicate ("rep 3", "run
-    /// ID"; paired designs only): the replicates of a summary over cells.
-    pub rep_logs: Vec<(String, f64)>,
-    /// The test's p, two-sided: a paired t on logs, or Welch's.
-    pub p: Option<f64>,
-    /// `p` adjusted over the operation's cells (Benjamini-Hochberg).
-    pub q: Option<f64>,
-    /// Mann-Whitney U, two-sided (exact for small samples).
-    pub p_mwu: Option<f64>,
-    pub verdict: Verdict,
-}
-
-impl Comparison {
-    /// Paired, by repetition or by run.
-    pub fn paired(&self) -> bool {
-        matches!(self.design, Design::Repetitions | Design::PairedRuns)
     }
 }
 
@@ -291,60 +209,6 @@ fn pairs_by_rep(t: &CellStats, b: &CellStats) -> Option<Vec<(String, f64)>> {
             })
             .collect(),
     )
-}
-
-/// What a summary over cells used as its replicates.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Replicates {
-    /// Repetitions measured side by side in one run (every cell of that repetition
-    /// together): this many, common to every cell.
-    Repetitions(usize),
-    /// Runs that measured both sides, paired by run: this many, common to every cell.
-    PairedRuns(usize),
-    /// Runs of each side's own (target's, baseline's), compared unpaired on each run's
-    /// mean log over the cells.
-    Runs(usize, usize),
-    /// The cells come from separate runs: one block of time a side, so no interval and no
-    /// verdict, whatever the number of cells.
-    SeparateRuns,
-}
-
-impl Replicates {
-    /// "6 paired repetitions", "separate runs (one block of time each)".
-    pub fn describe(self) -> String {
-        match self {
-            Replicates::Repetitions(n) => format!("{n} paired repetitions"),
-            Replicates::PairedRuns(n) => format!("{n} runs, paired by run"),
-            Replicates::Runs(a, b) => format!("{a} runs against {b}, each run a replicate"),
-            Replicates::SeparateRuns => {
-                "separate runs: one block of time each, never significant".into()
-            }
-        }
-    }
-}
-
-/// A summary over many cells of one side against another. Its replicates are the
-/// repetitions of one run: per repetition, the mean log ratio over the cells; the
-/// geometric mean ratio, its 95% t-interval and p come from those, so a drift of the
-/// machine between repetitions is counted, and 324 cells of one block are not 324
-/// replicates. Also how many cells were faster, slower or equivalent, and the verdict at
-/// the threshold.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Overall {
-    pub cells: usize,
-    /// Geometric mean ratio: over cells and common repetitions when paired; over the
-    /// cells' median ratios for separate runs.
-    pub geo_ratio: f64,
-    /// 95% t-interval of the geometric mean ratio over the repetitions.
-    pub ci: Option<(f64, f64)>,
-    /// One-sample t-test of the repetitions' mean log ratios.
-    pub p: Option<f64>,
-    pub replicates: Replicates,
-    pub faster: usize,
-    pub slower: usize,
-    pub equivalent: usize,
-    pub testable: usize,
-    pub verdict: Verdict,
 }
 
 /// The summary of `cells` at a threshold in percent.

@@ -4,24 +4,13 @@
 //! whose values differ between labels marked, so a reader can tell why two numbers differ.
 //! Not: a judgement of which difference matters.
 
-use crate::analysis::Source;
+/// Defined in `model` (the types every stage shares); named here too.
+pub use crate::model::{EnvRow, EnvTable};
+
 use crate::format;
+use crate::model::Source;
 use sharebench_core::manifest::TargetManifest;
 use sharebench_core::record::Record;
-
-/// Rows of (what, value per label, differs).
-#[derive(Debug, Clone, Default)]
-pub struct EnvTable {
-    pub labels: Vec<String>,
-    pub rows: Vec<EnvRow>,
-}
-
-#[derive(Debug, Clone)]
-pub struct EnvRow {
-    pub name: String,
-    pub values: Vec<String>,
-    pub differs: bool,
-}
 
 fn distinct<T: ToString>(it: impl Iterator<Item = T>) -> String {
     let mut v: Vec<String> = it.map(|x| x.to_string()).collect();

@@ -6,35 +6,13 @@
 //! sentence says "equivalent" or "inconclusive" with the interval of the ratio. Not:
 //! warnings about data quality (see `warnings`).
 
-use crate::analysis::Analysis;
-use crate::classes::ClassRow;
-use crate::compare::{self, Overall, Verdict};
+/// Defined in `model` (the types every stage shares); named here too.
+pub use crate::model::{Finding, Topic};
+
+use crate::compare;
 use crate::format;
+use crate::model::{Analysis, ClassRow, Overall, SizeClass, Verdict};
 use crate::stats;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Topic {
-    /// The answer per operation over all cells.
-    Overall,
-    SizeClass,
-    Cpu,
-    Cache,
-    ThroughputMode,
-    /// Latency tails against the baseline (see `tails`).
-    Latency,
-    /// Which target is the steadier: observed, not tested.
-    Consistency,
-}
-
-#[derive(Debug, Clone)]
-pub struct Finding {
-    pub topic: Topic,
-    pub op: String,
-    pub text: String,
-    /// `Some(true)` a winner called (significant and beyond the threshold), `Some(false)`
-    /// tested without one, `None` not testable.
-    pub significant: Option<bool>,
-}
 
 /// How the summary was tested, and what its cells said: "t-test over 6 paired
 /// repetitions p=0.012, 40 cells; ...".
@@ -329,7 +307,7 @@ fn cpu_finding(a: &Analysis, row: &ClassRow) -> Option<Finding> {
     let (bc, wc) = (op.cells.get(&best.label)?, op.cells.get(&worst.label)?);
     let diffs: Vec<f64> = bc
         .iter()
-        .filter(|(k, _)| crate::classes::SizeClass::of(k.0) == row.class)
+        .filter(|(k, _)| SizeClass::of(k.0) == row.class)
         .filter_map(|(k, c)| Some((c.mib_per_cpu_s? / wc.get(k)?.mib_per_cpu_s?).ln()))
         .filter(|d| d.is_finite())
         .collect();

@@ -4,11 +4,9 @@
 //! (see `latency_html`), size classes, CPU, consistency, throughput mode, cache effects, environment and inputs. Not: the charts
 //! themselves (see `svg`).
 
-use crate::analysis::Analysis;
-use crate::classes::SizeClass;
-use crate::compare::{self, Verdict};
-use crate::findings::Topic;
+use crate::compare;
 use crate::format;
+use crate::model::{Analysis, SizeClass, Topic, Verdict};
 use crate::svg::{self, esc};
 use crate::warnings;
 use std::fmt::Write;

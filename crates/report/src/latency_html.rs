@@ -3,8 +3,8 @@
 //! of chosen cells; and the consistency table (run-to-run CV, within-run p99/p50). Not:
 //! the figures (see `tails`) or the charts' drawing (see `svg`).
 
-use crate::analysis::{Analysis, OpData};
 use crate::format;
+use crate::model::{Analysis, OpData};
 use crate::svg::{self, esc};
 use crate::tails;
 use std::fmt::Write;

@@ -18,6 +18,7 @@ pub mod html;
 pub mod import;
 pub mod latency_html;
 pub mod load;
+pub mod model;
 pub mod stats;
 pub mod summary;
 pub mod surface;

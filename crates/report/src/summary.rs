@@ -3,9 +3,8 @@
 //! and target, then the counts of findings and warnings. A glance; the
 //! evidence is in report.html. Not: colours or a pager.
 
-use crate::analysis::Analysis;
-use crate::classes::SizeClass;
 use crate::format;
+use crate::model::{Analysis, SizeClass};
 use crate::tails;
 use std::fmt::Write;
 

@@ -9,8 +9,8 @@
 //! Not: the primary evidence (the heatmaps are; a surface hides parts of itself whatever
 //! the angle), interactive rotation, or page layout (see `html`).
 
-use crate::analysis::{CellKey, CellStats, OpData};
 use crate::format;
+use crate::model::{CellKey, CellStats, OpData};
 use crate::svg::{esc, viridis};
 use std::collections::BTreeMap;
 use std::fmt::Write;

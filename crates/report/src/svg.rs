@@ -5,9 +5,9 @@
 //! percentile plot of one cell (one line per target). No script, no external resource. Not: page layout (see
 //! `html`).
 
-use crate::analysis::{CellKey, CellStats};
-use crate::compare::{self, Comparison, Verdict};
+use crate::compare;
 use crate::format;
+use crate::model::{CellKey, CellStats, Comparison, Verdict};
 use crate::tails;
 use std::collections::BTreeMap;
 use std::fmt::Write;

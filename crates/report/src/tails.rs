@@ -6,84 +6,18 @@
 //! throughput, and the within-run jitter p99/p50). Not: rendering (see `html`, `svg`) or
 //! throughput comparisons (see `compare`).
 
-use crate::analysis::{Analysis, CellKey, CellStats, OpData};
-use crate::compare::{self, Comparison, Overall, Verdict};
-use crate::findings::{self, Finding, Topic};
-use crate::format;
-use crate::stats;
-use sharebench_core::latency::LatencySummary;
-use sharebench_core::record::Record;
+/// Defined in `model` (the types every stage shares); named here too.
+pub use crate::model::{Consistency, Tail, PERCENTILES};
+
+use crate::model::{
+    Analysis, CellKey, CellStats, Comparison, Finding, OpData, Overall, Topic, Verdict,
+};
+use crate::{compare, findings, format, stats};
 use std::collections::BTreeMap;
 
 /// Records up to this size get their operations per second shown beside MB/s: below it
 /// a share's limit is the requests it serves, not the bytes.
 pub const IOPS_MAX_RECORD: u64 = 64 * 1024;
-
-/// The percentiles a cell keeps, in order, with their names.
-pub const PERCENTILES: [&str; 6] = ["p50", "p90", "p99", "p99.9", "p99.99", "max"];
-
-fn percentiles(l: &LatencySummary) -> [f64; 6] {
-    [
-        l.lat_p50_us,
-        l.lat_p90_us,
-        l.lat_p99_us,
-        l.lat_p999_us,
-        l.lat_p9999_us,
-        l.lat_max_us,
-    ]
-}
-
-/// The latency of one cell over its repetitions, in microseconds.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Tail {
-    /// The median over repetitions of each of `PERCENTILES`; `None` where no repetition
-    /// recorded it (p99.99 in records older than it).
-    pub percentiles: [Option<f64>; 6],
-    /// (repetition, p99): the replicates of a comparison of tails.
-    pub p99_by_rep: Vec<(u32, f64)>,
-    /// The median over repetitions of p99 / p50: how far the slow requests stray from
-    /// the typical one within a run.
-    pub jitter: f64,
-}
-
-impl Tail {
-    /// The tail of these records; `None` when none recorded a latency.
-    pub fn from_records(recs: &[&Record]) -> Option<Tail> {
-        let with: Vec<&&Record> = recs
-            .iter()
-            .filter(|r| r.latency.lat_count > 0 && r.latency.lat_p50_us > 0.0)
-            .collect();
-        if with.is_empty() {
-            return None;
-        }
-        let mut pct = [None; 6];
-        for (i, slot) in pct.iter_mut().enumerate() {
-            let v: Vec<f64> = with
-                .iter()
-                .map(|r| percentiles(&r.latency)[i])
-                .filter(|v| *v > 0.0)
-                .collect();
-            *slot = (!v.is_empty()).then(|| stats::median(&v));
-        }
-        let jitter: Vec<f64> = with
-            .iter()
-            .map(|r| r.latency.lat_p99_us / r.latency.lat_p50_us)
-            .collect();
-        Some(Tail {
-            percentiles: pct,
-            p99_by_rep: with.iter().map(|r| (r.rep, r.latency.lat_p99_us)).collect(),
-            jitter: stats::median(&jitter),
-        })
-    }
-
-    pub fn p50(&self) -> f64 {
-        self.percentiles[0].unwrap_or(f64::NAN)
-    }
-
-    pub fn p99(&self) -> f64 {
-        self.percentiles[2].unwrap_or(f64::NAN)
-    }
-}
 
 /// Operations per second of a cell moving `kib_s` in records of `record_size` bytes.
 pub fn iops(kib_s: f64, record_size: u64) -> f64 {
@@ -101,18 +35,6 @@ pub fn p99_cells(cells: &BTreeMap<CellKey, CellStats>) -> BTreeMap<CellKey, Cell
             Some((*k, CellStats::of_values(values, reps, c.run_id.clone())))
         })
         .collect()
-}
-
-/// How steady one label is on one operation, over the matrix's cells.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Consistency {
-    pub op: String,
-    pub label: String,
-    pub cells: usize,
-    /// Median and worst (with its cell) of the per-cell throughput CV across repetitions.
-    pub cv: Option<(f64, f64, CellKey)>,
-    /// Median and worst (with its cell) of the per-cell jitter p99/p50.
-    pub jitter: Option<(f64, f64, CellKey)>,
 }
 
 fn median_and_worst(v: &[(CellKey, f64)]) -> Option<(f64, f64, CellKey)> {
@@ -378,6 +300,7 @@ fn steadiness_finding(a: &Analysis, op: &str) -> Option<Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sharebench_core::latency::LatencySummary;
     use sharebench_core::record::Record;
 
     fn rec(rep: u32, p50: f64, p99: f64) -> Record {

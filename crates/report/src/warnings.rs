@@ -4,84 +4,17 @@
 //! that failed, measurements disturbed by other guests or processes, and cells `--reps
 //! auto` stopped at a cap before their interval was narrow enough. Not: differences between labels (see `findings`).
 
-use crate::analysis::OpData;
+/// Defined in `model` (the types every stage shares); named here too.
+pub use crate::model::{WarnKind, Warning, WarningGroup};
+
 use crate::format;
+use crate::model::{OpData, Source};
 use sharebench_core::record::{Record, Status};
 
 /// Measurements shorter than this are too short for the clock and the scheduler.
 pub const MIN_SECONDS: f64 = 0.01;
 /// Run-to-run variation above this is flagged.
 pub const MAX_CV_PCT: f64 = 10.0;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum WarnKind {
-    Failed,
-    SingleRep,
-    TooShort,
-    HighVariation,
-    Outliers,
-    Disturbed,
-    Capped,
-    HostsDiffer,
-}
-
-impl WarnKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            WarnKind::Failed => "failed measurements",
-            WarnKind::SingleRep => "single repetition",
-            WarnKind::TooShort => "too short to time",
-            WarnKind::HighVariation => "high variation",
-            WarnKind::Outliers => "outliers",
-            WarnKind::Disturbed => "disturbed by others",
-            WarnKind::Capped => "stopped at a cap",
-            WarnKind::HostsDiffer => "client hosts differ",
-        }
-    }
-}
-
-#[derive(Debug, Clone)]
-pub struct Warning {
-    pub kind: WarnKind,
-    pub label: String,
-    pub op: String,
-    pub text: String,
-    /// How many cells or measurements it concerns: the worst of a kind comes first.
-    pub affected: usize,
-}
-
-/// The warnings of one kind, worst first: one line of the report.
-#[derive(Debug, Clone)]
-pub struct WarningGroup<'a> {
-    pub kind: WarnKind,
-    pub items: Vec<&'a Warning>,
-}
-
-impl WarningGroup<'_> {
-    /// The series it concerns, compactly: "a: write, read; b: write" (labels in order
-    /// of their worst warning).
-    pub fn series(&self) -> String {
-        let mut labels: Vec<(&str, Vec<&str>)> = Vec::new();
-        for w in &self.items {
-            match labels.iter_mut().find(|(l, _)| *l == w.label) {
-                Some((_, ops)) => ops.push(&w.op),
-                None => labels.push((&w.label, vec![&w.op])),
-            }
-        }
-        labels
-            .into_iter()
-            .map(|(l, ops)| {
-                let ops: Vec<&str> = ops.into_iter().filter(|o| !o.is_empty()).collect();
-                if ops.is_empty() {
-                    l.to_string()
-                } else {
-                    format!("{l}: {}", ops.join(", "))
-                }
-            })
-            .collect::<Vec<_>>()
-            .join("; ")
-    }
-}
 
 /// Warnings grouped by kind, kinds in order of gravity, each group's worst first.
 pub fn grouped(warnings: &[Warning]) -> Vec<WarningGroup<'_>> {
@@ -103,7 +36,7 @@ pub fn grouped(warnings: &[Warning]) -> Vec<WarningGroup<'_>> {
 }
 
 /// Multi-client runs whose ranks ran on hosts that are not alike.
-pub fn hosts_differ(sources: &[crate::analysis::Source]) -> Vec<Warning> {
+pub fn hosts_differ(sources: &[Source]) -> Vec<Warning> {
     sources
         .iter()
         .filter_map(|s| {

@@ -3,18 +3,13 @@
 //! small-file phase bars with CPU, and stream throughput with extents per file system.
 //! Figures are medians over repetitions; every label is one target.
 
-use crate::analysis::Analysis;
 use crate::format;
+use crate::model::Analysis;
 use crate::stats::median;
 use crate::svg::esc;
 use sharebench_core::record::{Record, Scope, Status};
 use std::collections::BTreeMap;
 use std::fmt::Write;
-
-/// The workloads this module reports; their records stay out of the IOzone matrices.
-pub fn is_workload_record(r: &Record) -> bool {
-    matches!(r.workload.as_str(), "metadata" | "smallfiles" | "stream")
-}
 
 /// A chart line: name, colour index, dashed, points (x, y).
 type Series = (String, usize, bool, Vec<(f64, f64)>);

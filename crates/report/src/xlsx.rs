@@ -5,7 +5,7 @@
 //! one sheet per operation and target with IOzone's matrix (file sizes down, record sizes
 //! across, median KiB/s). Numbers are written as numbers. Not: charts.
 
-use crate::analysis::Analysis;
+use crate::model::Analysis;
 use crate::tails;
 use crate::{ReportError, Result};
 use rust_xlsxwriter::{Format, Workbook, Worksheet, XlsxError};
