@@ -71,58 +71,7 @@ pub fn analyse(loaded: Loaded, baseline: Option<&str>, threshold_pct: f64) -> Re
         ));
     }
 
-    // Matrices: single-worker records.
-    type Groups<'a> =
-        BTreeMap<(usize, String), BTreeMap<String, BTreeMap<CellKey, Vec<&'a Record>>>>;
-    let mut groups: Groups = BTreeMap::new();
-    for r in ok.iter().filter(|r| r.scope == Scope::Single) {
-        groups
-            .entry(op_order(&r.op))
-            .or_default()
-            .entry(r.target.clone())
-            .or_default()
-            .entry((r.file_size, r.record_size))
-            .or_default()
-            .push(r);
-    }
-    let mut ops = Vec::new();
-    for ((_, op), per_label) in groups {
-        let mut cells: BTreeMap<String, BTreeMap<CellKey, CellStats>> = BTreeMap::new();
-        let mut all = std::collections::BTreeSet::new();
-        for (label, by_cell) in per_label {
-            let stats: BTreeMap<CellKey, CellStats> = by_cell
-                .into_iter()
-                .map(|(k, recs)| (k, CellStats::from_records(&recs)))
-                .collect();
-            all.extend(stats.keys().copied());
-            cells.insert(label, stats);
-        }
-        let mut vs_baseline = BTreeMap::new();
-        let mut p99_vs_baseline = BTreeMap::new();
-        if let Some(base) = cells.get(&baseline) {
-            let base_p99 = tails::p99_cells(base);
-            for (label, c) in &cells {
-                if *label != baseline {
-                    vs_baseline.insert(
-                        label.clone(),
-                        compare::compare_cells(c, base, threshold_pct),
-                    );
-                    let p99 =
-                        compare::compare_cells(&tails::p99_cells(c), &base_p99, threshold_pct);
-                    if !p99.is_empty() {
-                        p99_vs_baseline.insert(label.clone(), p99);
-                    }
-                }
-            }
-        }
-        ops.push(OpData {
-            op,
-            cells,
-            vs_baseline,
-            p99_vs_baseline,
-            all_cells: all.into_iter().collect(),
-        });
-    }
+    let ops = matrices(&ok, &baseline, threshold_pct);
 
     let throughput = throughput_rows(&ok, &baseline, &labels);
     let classes = classes::class_rows(&ops, &labels, threshold_pct);
@@ -150,6 +99,63 @@ pub fn analyse(loaded: Loaded, baseline: Option<&str>, threshold_pct: f64) -> Re
     analysis.findings = findings::generate(&analysis);
     analysis.findings.extend(tails::generate(&analysis));
     Ok(analysis)
+}
+
+/// The matrices: single-worker records grouped by operation, label and cell, each label
+/// compared with the baseline (throughput and p99), in IOzone's order of operations.
+fn matrices(ok: &[&Record], baseline: &str, threshold_pct: f64) -> Vec<OpData> {
+    type Groups<'a> =
+        BTreeMap<(usize, String), BTreeMap<String, BTreeMap<CellKey, Vec<&'a Record>>>>;
+    let mut groups: Groups = BTreeMap::new();
+    for r in ok.iter().filter(|r| r.scope == Scope::Single) {
+        groups
+            .entry(op_order(&r.op))
+            .or_default()
+            .entry(r.target.clone())
+            .or_default()
+            .entry((r.file_size, r.record_size))
+            .or_default()
+            .push(r);
+    }
+    let mut ops = Vec::new();
+    for ((_, op), per_label) in groups {
+        let mut cells: BTreeMap<String, BTreeMap<CellKey, CellStats>> = BTreeMap::new();
+        let mut all = std::collections::BTreeSet::new();
+        for (label, by_cell) in per_label {
+            let stats: BTreeMap<CellKey, CellStats> = by_cell
+                .into_iter()
+                .map(|(k, recs)| (k, CellStats::from_records(&recs)))
+                .collect();
+            all.extend(stats.keys().copied());
+            cells.insert(label, stats);
+        }
+        let mut vs_baseline = BTreeMap::new();
+        let mut p99_vs_baseline = BTreeMap::new();
+        if let Some(base) = cells.get(baseline) {
+            let base_p99 = tails::p99_cells(base);
+            for (label, c) in &cells {
+                if label != baseline {
+                    vs_baseline.insert(
+                        label.clone(),
+                        compare::compare_cells(c, base, threshold_pct),
+                    );
+                    let p99 =
+                        compare::compare_cells(&tails::p99_cells(c), &base_p99, threshold_pct);
+                    if !p99.is_empty() {
+                        p99_vs_baseline.insert(label.clone(), p99);
+                    }
+                }
+            }
+        }
+        ops.push(OpData {
+            op,
+            cells,
+            vs_baseline,
+            p99_vs_baseline,
+            all_cells: all.into_iter().collect(),
+        });
+    }
+    ops
 }
 
 fn throughput_rows(ok: &[&Record], baseline: &str, labels: &[String]) -> Vec<ThroughputRow> {

@@ -131,7 +131,24 @@ pub fn render(a: &Analysis) -> String {
         esc(&a.baseline)
     );
 
-    // The answer.
+    answer_section(&mut h, a);
+    findings_section(&mut h, a);
+    warnings_section(&mut h, a);
+    op_sections(&mut h, a);
+    crate::workloads::render(&mut h, a);
+    cpu_table(&mut h, a);
+    crate::latency_html::consistency_table(&mut h, a);
+    throughput_table(&mut h, a);
+    cache_table(&mut h, a);
+    env_table(&mut h, a);
+
+    h.push_str("<h2 id=method>Method</h2><p class=note>Per cell: median, mean, min, max and coefficient of variation over repetitions; the distribution-free 95% interval of the median from order statistics (from 6 repetitions; the rule --reps auto stops on). Comparisons: ratio of medians; a t-test on log throughput, paired by repetition (both targets measured side by side in one run), decides significance, with Benjamini-Hochberg adjustment over the cells of each operation (q &lt; 0.05), and its 95% interval of the ratio; a winner is called only when a difference is significant and at least the threshold, “equivalent” when the interval lies within it; Mann-Whitney U is shown on hover (with 3 repetitions a side its smallest two-sided p is 0.1, so it cannot decide alone). Cells of separate runs (one block of time a side) get a ratio, never a verdict. Size classes and findings: the replicates are the repetitions, not the cells: per repetition the mean log ratio over the cells, then a t-test and interval over the repetitions. Imported IOzone and fio figures count as one repetition each; inputs that share a label are runs of one target, and with three or more a side the runs are the replicates (paired by run where both sides share them, else Welch over the runs). See docs/statistics.md.</p>");
+    h.push_str("</main></body></html>");
+    h
+}
+
+/// The answer: who wins per operation and size class, and the overall findings.
+fn answer_section(h: &mut String, a: &Analysis) {
     h.push_str("<h2 id=answer>The answer</h2>");
     if a.labels.len() >= 2 && !a.classes.is_empty() {
         h.push_str("<p>Who is faster, per operation and file-size class: the winner by the geometric mean of per-cell ratios against the runner-up, its margin with its 95% interval, and the verdict: a winner only when the margin is significant (a t-test over the replicates, 5%: the repetitions of one run, each the mean log ratio of its cells measured side by side; or the runs, when several inputs share a label) and at least the threshold; one separate run a side gets no verdict; “equivalent” when the interval lies within the threshold; else “inconclusive”.</p><table><tr><th>operation</th>");
@@ -173,8 +190,10 @@ pub fn render(a: &Analysis) -> String {
         }
         h.push_str("</ul>");
     }
+}
 
-    // Findings.
+/// Every other finding, with its badge.
+fn findings_section(h: &mut String, a: &Analysis) {
     h.push_str("<h2 id=findings>Findings</h2><ul class=f>");
     let mut any = false;
     for f in a.findings.iter().filter(|f| f.topic != Topic::Overall) {
@@ -193,8 +212,10 @@ pub fn render(a: &Analysis) -> String {
         h.push_str("<li>No comparison finding: a single target, or no cell in common.</li>");
     }
     h.push_str("</ul>");
+}
 
-    // Warnings.
+/// Input problems, then the warnings grouped by kind.
+fn warnings_section(h: &mut String, a: &Analysis) {
     h.push_str("<h2 id=warnings>Warnings</h2>");
     if a.warnings.is_empty() && a.load_warnings.is_empty() {
         h.push_str(
@@ -224,8 +245,10 @@ pub fn render(a: &Analysis) -> String {
         }
         h.push_str("</ul>");
     }
+}
 
-    // Per operation.
+/// Per operation: throughput heatmaps, surface, 2D view, ratio maps, latency, classes.
+fn op_sections(h: &mut String, a: &Analysis) {
     h.push_str("<h2 id=ops>Per operation</h2><p class=note>Heatmaps: file size (rows) × record size (columns), median throughput; hover a cell for the exact KiB/s, the repetitions, the 95% interval of the median and the CV. Grey “–” cells are missing for that input. Ratio maps: each target over the baseline, blue faster, red slower (saturating at 2× and 0.5×); = = equivalent (the ratio's 95% interval within the threshold), ○ = inconclusive (not significant with Benjamini-Hochberg q &lt; 0.05, or under the threshold), ? = not testable (fewer than 3 repetitions a side).</p>");
     for (i, op) in a.ops.iter().enumerate() {
         let _ = write!(
@@ -275,21 +298,10 @@ pub fn render(a: &Analysis) -> String {
             }
             h.push_str("</div>");
         }
-        crate::latency_html::op_section(&mut h, a, op);
-        class_table(&mut h, a, &op.op);
+        crate::latency_html::op_section(h, a, op);
+        class_table(h, a, &op.op);
         h.push_str("</details>");
     }
-
-    crate::workloads::render(&mut h, a);
-    cpu_table(&mut h, a);
-    crate::latency_html::consistency_table(&mut h, a);
-    throughput_table(&mut h, a);
-    cache_table(&mut h, a);
-    env_table(&mut h, a);
-
-    h.push_str("<h2 id=method>Method</h2><p class=note>Per cell: median, mean, min, max and coefficient of variation over repetitions; the distribution-free 95% interval of the median from order statistics (from 6 repetitions; the rule --reps auto stops on). Comparisons: ratio of medians; a t-test on log throughput, paired by repetition (both targets measured side by side in one run), decides significance, with Benjamini-Hochberg adjustment over the cells of each operation (q &lt; 0.05), and its 95% interval of the ratio; a winner is called only when a difference is significant and at least the threshold, “equivalent” when the interval lies within it; Mann-Whitney U is shown on hover (with 3 repetitions a side its smallest two-sided p is 0.1, so it cannot decide alone). Cells of separate runs (one block of time a side) get a ratio, never a verdict. Size classes and findings: the replicates are the repetitions, not the cells: per repetition the mean log ratio over the cells, then a t-test and interval over the repetitions. Imported IOzone and fio figures count as one repetition each. See docs/statistics.md.</p>");
-    h.push_str("</main></body></html>");
-    h
 }
 
 fn class_table(h: &mut String, a: &Analysis, op: &str) {

@@ -123,9 +123,23 @@ pub fn render(a: &Analysis) -> Result<Vec<u8>> {
     let mut wb = Workbook::new();
     let bold = Format::new().set_bold();
     let mut used = BTreeSet::new();
+    classes_sheet(&mut wb, a, &bold, &mut used)?;
+    comparison_sheet(&mut wb, a, &bold, &mut used)?;
+    latency_sheet(&mut wb, a, &bold, &mut used)?;
+    throughput_sheet(&mut wb, a, &bold, &mut used)?;
+    matrix_sheets(&mut wb, a, &bold, &mut used)?;
+    wb.save_to_buffer().map_err(xerr)
+}
 
+/// Per operation, size class and target: median, peak, CV, CPU, IOPS, p99, the winner.
+fn classes_sheet(
+    wb: &mut Workbook,
+    a: &Analysis,
+    bold: &Format,
+    used: &mut BTreeSet<String>,
+) -> Result<()> {
     let ws = wb.add_worksheet();
-    ws.set_name(sheet_name("size classes", &mut used))
+    ws.set_name(sheet_name("size classes", used))
         .map_err(xerr)?;
     write_row(
         ws,
@@ -150,7 +164,7 @@ pub fn render(a: &Analysis) -> Result<Vec<u8>> {
             "ops/s (records up to 64 KiB)",
             "p99 latency µs (median over cells)",
         ],
-        &bold,
+        bold,
     )?;
     let mut row = 1u32;
     for r in &a.classes {
@@ -182,9 +196,18 @@ pub fn render(a: &Analysis) -> Result<Vec<u8>> {
         }
     }
 
+    Ok(())
+}
+
+/// Every cell of every target against the baseline, with p and q.
+fn comparison_sheet(
+    wb: &mut Workbook,
+    a: &Analysis,
+    bold: &Format,
+    used: &mut BTreeSet<String>,
+) -> Result<()> {
     let ws = wb.add_worksheet();
-    ws.set_name(sheet_name("comparison", &mut used))
-        .map_err(xerr)?;
+    ws.set_name(sheet_name("comparison", used)).map_err(xerr)?;
     write_row(
         ws,
         0,
@@ -202,7 +225,7 @@ pub fn render(a: &Analysis) -> Result<Vec<u8>> {
             "Mann-Whitney p",
             "verdict",
         ],
-        &bold,
+        bold,
     )?;
     let mut row = 1u32;
     for op in &a.ops {
@@ -239,11 +262,19 @@ pub fn render(a: &Analysis) -> Result<Vec<u8>> {
         }
     }
 
-    latency_sheet(&mut wb, a, &bold, &mut used)?;
+    Ok(())
+}
 
+/// Throughput-mode rows, when there are any.
+fn throughput_sheet(
+    wb: &mut Workbook,
+    a: &Analysis,
+    bold: &Format,
+    used: &mut BTreeSet<String>,
+) -> Result<()> {
     if !a.throughput.is_empty() {
         let ws = wb.add_worksheet();
-        ws.set_name(sheet_name("throughput mode", &mut used))
+        ws.set_name(sheet_name("throughput mode", used))
             .map_err(xerr)?;
         write_row(
             ws,
@@ -264,7 +295,7 @@ pub fn render(a: &Analysis) -> Result<Vec<u8>> {
                 "ratio vs baseline",
                 "Welch p",
             ],
-            &bold,
+            bold,
         )?;
         for (i, t) in a.throughput.iter().enumerate() {
             let row = i as u32 + 1;
@@ -285,13 +316,23 @@ pub fn render(a: &Analysis) -> Result<Vec<u8>> {
         }
     }
 
+    Ok(())
+}
+
+/// One sheet per operation and target with IOzone's matrix.
+fn matrix_sheets(
+    wb: &mut Workbook,
+    a: &Analysis,
+    bold: &Format,
+    used: &mut BTreeSet<String>,
+) -> Result<()> {
     for op in &a.ops {
         for label in &a.labels {
             let Some(cells) = op.cells.get(label) else {
                 continue;
             };
             let ws = wb.add_worksheet();
-            ws.set_name(sheet_name(&format!("{} {}", op.op, label), &mut used))
+            ws.set_name(sheet_name(&format!("{} {}", op.op, label), used))
                 .map_err(xerr)?;
             ws.write_string_with_format(
                 0,
@@ -300,18 +341,18 @@ pub fn render(a: &Analysis) -> Result<Vec<u8>> {
                     "{} — {} (median KiB/s; top row record size KB, left column file size KB)",
                     op.op, label
                 ),
-                &bold,
+                bold,
             )
             .map_err(xerr)?;
             let files = op.file_sizes();
             let recs = op.record_sizes();
             for (j, r) in recs.iter().enumerate() {
-                ws.write_number_with_format(1, j as u16 + 1, (*r / 1024) as f64, &bold)
+                ws.write_number_with_format(1, j as u16 + 1, (*r / 1024) as f64, bold)
                     .map_err(xerr)?;
             }
             for (i, f) in files.iter().enumerate() {
                 let row = i as u32 + 2;
-                ws.write_number_with_format(row, 0, (*f / 1024) as f64, &bold)
+                ws.write_number_with_format(row, 0, (*f / 1024) as f64, bold)
                     .map_err(xerr)?;
                 for (j, r) in recs.iter().enumerate() {
                     num(
@@ -324,7 +365,7 @@ pub fn render(a: &Analysis) -> Result<Vec<u8>> {
             }
         }
     }
-    wb.save_to_buffer().map_err(xerr)
+    Ok(())
 }
 
 #[cfg(test)]
