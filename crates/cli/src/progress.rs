@@ -2,7 +2,6 @@
 //! nohup), a plain line every `LINE_EVERY`; nothing with `--quiet`.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use sharebench_core::size::format_size;
 use std::io::{IsTerminal, Write};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -47,7 +46,7 @@ impl Lines {
         format!(
             "sharebench: {:.0}% of {} in {}{left}: {what}",
             share * 100.0,
-            format_size(self.total),
+            sharebench_report::format::size(self.total),
             mins_secs(elapsed)
         )
     }
@@ -151,7 +150,7 @@ mod tests {
         };
         let line = l.line("write 16m/4k");
         assert!(
-            line.starts_with("sharebench: 25% of 4g in 30s, about 1m30s left: write 16m/4k"),
+            line.starts_with("sharebench: 25% of 4 GiB in 30s, about 1m30s left: write 16m/4k"),
             "{line}"
         );
     }
