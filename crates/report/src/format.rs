@@ -6,14 +6,20 @@ pub fn rate(kib_s: f64) -> String {
     if !kib_s.is_finite() {
         return "–".into();
     }
-    let (v, unit) = if kib_s >= 1024.0 * 1024.0 {
-        (kib_s / 1024.0 / 1024.0, "GB/s")
+    let (unit, per) = rate_unit(kib_s);
+    format!("{} {unit}", sig3(kib_s / per))
+}
+
+/// The unit a throughput of `kib_s` is written in, and KiB/s per unit (binary, as
+/// IOzone's KB): what `rate` uses, and what an axis names once.
+pub fn rate_unit(kib_s: f64) -> (&'static str, f64) {
+    if kib_s >= 1024.0 * 1024.0 {
+        ("GB/s", 1024.0 * 1024.0)
     } else if kib_s >= 1024.0 {
-        (kib_s / 1024.0, "MB/s")
+        ("MB/s", 1024.0)
     } else {
-        (kib_s, "KB/s")
-    };
-    format!("{} {unit}", sig3(v))
+        ("KB/s", 1.0)
+    }
 }
 
 /// A latency given in microseconds, scaled: "85 µs", "0.41 ms", "1.20 s".

@@ -40,8 +40,6 @@ pub struct Dataset {
     pub target: String,
     pub manifest: Option<Manifest>,
     pub records: Vec<Record>,
-    /// How many inputs (runs) its records come from.
-    pub runs: usize,
 }
 
 /// All inputs, loaded, with the warnings met on the way (cut-off lines, conversions).
@@ -110,7 +108,6 @@ fn merge_runs(datasets: Vec<Dataset>) -> Vec<Dataset> {
             r.rep += offset;
         }
         into.records.append(&mut d.records);
-        into.runs += d.runs;
         into.target = format!("{}; {}", into.target, d.target);
     }
     out
@@ -248,7 +245,6 @@ fn load_one(path: &Path, label: Option<String>, loaded: &mut Loaded) -> Result<(
         target: source,
         manifest: None,
         records,
-        runs: 1,
     });
     Ok(())
 }
@@ -347,7 +343,6 @@ fn load_sharebench(jsonl: &Path, label: Option<String>, loaded: &mut Loaded) -> 
             target: t.clone(),
             manifest: manifest.clone(),
             records,
-            runs: 1,
         });
     }
     Ok(())

@@ -410,7 +410,7 @@ pub fn lines_2d(title: &str, cells: &BTreeMap<CellKey, CellStats>, y_max: f64) -
         }
     };
     // The unit once, on the axis; round numbers on the ticks.
-    let (unit, per) = rate_unit(y_max.max(1.0));
+    let (unit, per) = format::rate_unit(y_max.max(1.0));
     let step = nice_step(y_max.max(1.0) / per / 4.0) * per;
     let ymax = (y_max.max(1.0) * 1.05).max(step);
     let ys = |v: f64| -> f64 { t as f64 + ph - v / ymax * ph };
@@ -488,14 +488,12 @@ pub fn lines_2d(title: &str, cells: &BTreeMap<CellKey, CellStats>, y_max: f64) -
         }
         let ly = t + 10 + i * 13;
         if ly < h - 10 {
-            let _ = write!(
-                s,
-                r#"<line x1="{}" x2="{}" y1="{ly}" y2="{ly}" stroke="{col}" stroke-width="3"/><text x="{}" y="{}" class="ax">{} rec</text>"#,
+            legend_entry(
+                &mut s,
                 w - r + 8,
-                w - r + 24,
-                w - r + 28,
-                ly + 4,
-                format::short_size(*rec)
+                ly,
+                &col,
+                &format!("{} rec", format::short_size(*rec)),
             );
         }
     }
@@ -513,15 +511,16 @@ fn nice_step(raw: f64) -> f64 {
         .unwrap_or(10.0 * p)
 }
 
-/// The unit a throughput axis reaching `kib_s` is labelled in, and KiB/s per unit.
-fn rate_unit(kib_s: f64) -> (&'static str, f64) {
-    if kib_s >= 1024.0 * 1024.0 {
-        ("GB/s", 1024.0 * 1024.0)
-    } else if kib_s >= 1024.0 {
-        ("MB/s", 1024.0)
-    } else {
-        ("KB/s", 1.0)
-    }
+/// One line of a chart's key at (`x`, `y`): a swatch of `colour`, then `label`.
+fn legend_entry(s: &mut String, x: usize, y: usize, colour: &str, label: &str) {
+    let _ = write!(
+        s,
+        r#"<line x1="{x}" x2="{}" y1="{y}" y2="{y}" stroke="{colour}" stroke-width="3"/><text x="{}" y="{}" class="ax">{}</text>"#,
+        x + 16,
+        x + 20,
+        y + 4,
+        esc(label)
+    );
 }
 
 /// A colour legend for the sequential scale of a measure.
@@ -648,15 +647,7 @@ pub fn percentile_plot(title: &str, lines: &[(String, [Option<f64>; 6])]) -> Str
             );
         }
         let ly = t + 10 + k * 14;
-        let _ = write!(
-            s,
-            r#"<line x1="{}" x2="{}" y1="{ly}" y2="{ly}" stroke="{col}" stroke-width="3"/><text x="{}" y="{}" class="ax">{}</text>"#,
-            w - r + 8,
-            w - r + 24,
-            w - r + 28,
-            ly + 4,
-            esc(label)
-        );
+        legend_entry(&mut s, w - r + 8, ly, &col, label);
     }
     s.push_str("</svg>");
     s

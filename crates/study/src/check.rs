@@ -1001,7 +1001,6 @@ mod tests {
                 target: t.into(),
                 manifest: None,
                 records: records.iter().filter(|r| r.target == t).cloned().collect(),
-                runs: 1,
             });
         }
         let analysis = sharebench_report::analysis::analyse(loaded, None, 5.0).ok();

@@ -274,7 +274,6 @@ fn analyse_datasets(
             target,
             manifest: None,
             records,
-            runs: 1,
         });
     }
     sharebench_report::analysis::analyse(loaded, None, threshold_pct)
