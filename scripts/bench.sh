@@ -7,9 +7,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-target/release/sharebench}
 ROUNDS=${ROUNDS:-5}
-# BENCH_ONLY=fio,native,workloads,mpi,repro,flip,iozone runs only the named sections (default:
-# all). The iozone section needs IOZONE=/path/to/iozone (3.5, built outside the repository).
-BENCH_ONLY=${BENCH_ONLY:-fio,native,workloads,mpi,repro,flip,iozone}
+# BENCH_ONLY=fio,native,workloads,mpi,repro,flip,iozone,iodepth runs only the named sections
+# (default: all). The iozone section needs IOZONE=/path/to/iozone (3.5, built outside the
+# repository).
+BENCH_ONLY=${BENCH_ONLY:-fio,native,workloads,mpi,repro,flip,iozone,iodepth}
 want() { [[ ",$BENCH_ONLY," == *",$1,"* ]]; }
 WORK=$(mktemp -d /dev/shm/sharebench-bench.XXXXXX)
 OUT=$(mktemp -d /tmp/sharebench-bench-out.XXXXXX)
@@ -425,3 +426,51 @@ for kind, label in (("sharebench-100ms", "default samples"), ("sharebench-0", "s
 PY
 }
 if want iozone; then iozone_bench; fi
+
+# --iodepth against fio's io_uring engine at the same depth, the strictest peer for a queue
+# of requests: 4 KiB random reads of a 64 MiB file, on the machine's disk with O_DIRECT
+# (where depth reaches the device) and on tmpfs through the page cache, one pass each,
+# interleaved, ROUNDS rounds: per-round ratios (median and range), and sharebench at depth
+# 1 for the gain the queue brings. Target: >= 0.9x fio at the same depth.
+IODEPTH_DIR=${IODEPTH_DIR:-/var/tmp}
+iodepth_bench() {
+  local disk rows="$OUT/qd.rows" depth=8
+  disk=$(mktemp -d "$IODEPTH_DIR/sharebench-bench-qd.XXXXXX")
+  : >"$rows"
+  for i in $(seq "$ROUNDS"); do
+    for where in disk tmpfs; do
+      local dir direct=() fdirect=0
+      if [ "$where" = disk ]; then dir=$disk; direct=(--direct); fdirect=1; else dir=$WORK; fi
+      for d in $depth 1; do
+        rm -rf "$OUT/qd.sb"
+        "$BIN" run "$dir" -i random-read --file-sizes 64m --record-sizes 4k --reps 1 \
+          --min-sample-time 0 "${direct[@]}" --iodepth "$d" --out "$OUT/qd.sb" >/dev/null 2>&1 \
+          || { echo "iodepth: sharebench run failed"; rm -rf "$disk"; return 0; }
+        python3 -c 'import json,sys; r=[json.loads(l) for l in open(sys.argv[1])][0]; print(sys.argv[2], "sb", sys.argv[3], r["throughput_kib_s"])' \
+          "$OUT/qd.sb/results.jsonl" "$where" "$d" >>"$rows"
+      done
+      rm -f "$dir/fio.qd"
+      fio --name=layout --ioengine=psync --rw=write --bs=1m --size=64m --filename="$dir/fio.qd" >/dev/null 2>&1
+      fio --name=q --ioengine=io_uring --iodepth=$depth --direct=$fdirect --rw=randread --bs=4k \
+        --size=64m --filename="$dir/fio.qd" --output-format=json 2>/dev/null \
+        | python3 -c 'import json,sys; print(sys.argv[1], "fio", sys.argv[2], json.load(sys.stdin)["jobs"][0]["read"]["bw_bytes"]/1024)' "$where" "$depth" >>"$rows"
+      rm -f "$dir/fio.qd"
+    done
+  done
+  rm -rf "$disk"
+  python3 - "$rows" "$depth" <<'PY'
+import statistics as st, sys
+rows = [l.split() for l in open(sys.argv[1])]
+depth = sys.argv[2]
+def series(where, tool, d):
+    return [float(r[3]) for r in rows if r[0] == where and r[1] == tool and r[2] == d]
+for where, label in (("disk", "disk, O_DIRECT"), ("tmpfs", "tmpfs, page cache")):
+    sb, fio, one = series(where, "sb", depth), series(where, "fio", depth), series(where, "sb", "1")
+    q = sorted(s / f for s, f in zip(sb, fio))
+    g = sorted(s / o for s, o in zip(sb, one))
+    print(f"{'4k random-read, depth ' + depth + ', ' + label:<40} sharebench {st.median(sb)/4:8.0f} ops/s"
+          f"  fio io_uring {st.median(fio)/4:8.0f} ops/s  ratio {st.median(q):.2f}x (range {q[0]:.2f}-{q[-1]:.2f})"
+          f"  vs depth 1: {st.median(g):.2f}x (range {g[0]:.2f}-{g[-1]:.2f}), {len(q)} interleaved rounds")
+PY
+}
+if want iodepth; then iodepth_bench; fi

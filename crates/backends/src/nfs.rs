@@ -10,10 +10,12 @@
 //! Not: mmap, locking, a client cache.
 
 use crate::ffi::libnfs::{Context, OpenFile, Stat64};
+use crate::ffi::libnfs_async::NfsQueue;
 use crate::netguard;
 use crate::nfsurl::{parse, Target, Version};
 use sharebench_core::backend::{
-    Backend, DirEntry, FileHandle, FileStat, FsStat, OpenOptions, Purge, PurgeRequest, TargetInfo,
+    Backend, DirEntry, FileHandle, FileStat, FsStat, IoQueue, OpenOptions, Purge, PurgeRequest,
+    TargetInfo,
 };
 use std::io;
 use std::net::IpAddr;
@@ -285,6 +287,11 @@ impl Backend for NfsBackend {
         Ok(Purge::NotNeeded)
     }
 
+    /// Any depth: libnfs's asynchronous calls on each file's own connection.
+    fn check_iodepth(&self, _depth: u32) -> Result<(), String> {
+        Ok(())
+    }
+
     fn set_times(&self, path: &str, atime_ns: i128, mtime_ns: i128) -> io::Result<()> {
         self.shared
             .with(|c| c.utimes(&abs(path), atime_ns, mtime_ns))
@@ -351,6 +358,16 @@ impl FileHandle for NfsFile {
 
     fn set_len(&mut self, len: u64) -> io::Result<()> {
         self.f().set_len(len)
+    }
+
+    fn queue(&mut self, depth: usize, slot_len: usize) -> io::Result<Box<dyn IoQueue + '_>> {
+        let max_write = self.v4.then_some(V4_MAX_WRITE);
+        Ok(Box::new(NfsQueue::new(
+            self.f(),
+            depth,
+            slot_len,
+            max_write,
+        )))
     }
 
     fn close(mut self: Box<Self>) -> io::Result<()> {

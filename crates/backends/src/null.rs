@@ -3,9 +3,10 @@
 //! is refused and there is nothing to clean up.
 
 use sharebench_core::backend::{
-    Backend, DirEntry, FileHandle, FileStat, FsStat, Mapping, OpenOptions, Purge, PurgeRequest,
-    TargetInfo,
+    Backend, DirEntry, FileHandle, FileStat, FsStat, IoQueue, Mapping, OpenOptions, Purge,
+    PurgeRequest, QueuedIo, TargetInfo,
 };
+use std::collections::VecDeque;
 use std::io::{self, IoSlice, IoSliceMut};
 
 pub struct NullBackend;
@@ -72,6 +73,11 @@ impl Backend for NullBackend {
     fn purge_cache(&self, _path: &str, _how: PurgeRequest) -> io::Result<Purge> {
         Ok(Purge::NotNeeded)
     }
+    /// Any depth: requests complete in the order they were issued, with nothing to wait
+    /// for, so a deep queue measures the tool's own cost of keeping one.
+    fn check_iodepth(&self, _depth: u32) -> Result<(), String> {
+        Ok(())
+    }
     fn set_times(&self, _path: &str, _atime_ns: i128, _mtime_ns: i128) -> io::Result<()> {
         Ok(())
     }
@@ -126,8 +132,43 @@ impl FileHandle for NullFile {
     fn map(&mut self, _len: u64, _writable: bool) -> io::Result<Box<dyn Mapping>> {
         Ok(Box::new(NullMapping))
     }
+    fn queue(&mut self, depth: usize, slot_len: usize) -> io::Result<Box<dyn IoQueue + '_>> {
+        Ok(Box::new(NullQueue {
+            slots: vec![vec![0; slot_len]; depth],
+            issued: VecDeque::new(),
+        }))
+    }
     fn close(self: Box<Self>) -> io::Result<()> {
         Ok(())
+    }
+}
+
+/// `null://`'s queue: a read fills its slot with zeros when it completes.
+struct NullQueue {
+    slots: Vec<Vec<u8>>,
+    issued: VecDeque<QueuedIo>,
+}
+
+impl IoQueue for NullQueue {
+    fn depth(&self) -> usize {
+        self.slots.len()
+    }
+    fn buf(&mut self, slot: usize) -> &mut [u8] {
+        &mut self.slots[slot]
+    }
+    fn submit(&mut self, io: QueuedIo) -> io::Result<()> {
+        self.issued.push_back(io);
+        Ok(())
+    }
+    fn complete(&mut self) -> io::Result<(usize, io::Result<usize>)> {
+        let io = self
+            .issued
+            .pop_front()
+            .ok_or_else(|| io::Error::other("null://: no request in flight"))?;
+        if !io.write {
+            self.slots[io.slot][..io.len].fill(0);
+        }
+        Ok((io.slot, Ok(io.len)))
     }
 }
 

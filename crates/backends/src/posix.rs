@@ -7,8 +7,8 @@ use crate::remount::Remount;
 use nix::fcntl::{posix_fadvise, PosixFadviseAdvice};
 use nix::sys::uio::{preadv, pwritev};
 use sharebench_core::backend::{
-    Backend, DirEntry, FileHandle, FileStat, FsStat, Mapping, OpenOptions, Purge, PurgeRequest,
-    TargetInfo,
+    Backend, DirEntry, FileHandle, FileStat, FsStat, IoQueue, Mapping, OpenOptions, Purge,
+    PurgeRequest, TargetInfo,
 };
 use std::fs::{self, File};
 use std::io::{self, IoSlice, IoSliceMut, Read, Seek, SeekFrom, Write};
@@ -231,6 +231,14 @@ impl Backend for PosixBackend {
             PurgeRequest::Remount => self.remount().map(|_| ()).map_err(|e| e.to_string()),
         }
     }
+
+    /// Any depth, through io_uring, if the kernel allows it.
+    fn check_iodepth(&self, depth: u32) -> Result<(), String> {
+        if depth <= 1 {
+            return Ok(());
+        }
+        crate::ffi::uring::probe(depth).map_err(|e| format!("--iodepth {depth}: {e}"))
+    }
 }
 
 /// An open posix file; `None` only after close.
@@ -289,6 +297,14 @@ impl FileHandle for PosixFile {
             len as libc::off_t,
         )
         .map_err(io::Error::from)
+    }
+
+    fn queue(&mut self, depth: usize, slot_len: usize) -> io::Result<Box<dyn IoQueue + '_>> {
+        Ok(Box::new(crate::ffi::uring::UringQueue::new(
+            self.f(),
+            depth,
+            slot_len,
+        )?))
     }
 
     fn map(&mut self, len: u64, writable: bool) -> io::Result<Box<dyn Mapping>> {

@@ -129,6 +129,14 @@ pub struct RunArgs {
     #[arg(long, value_name = "SIZE", value_parser = parse_cache_size)]
     pub client_cache: Option<u64>,
 
+    /// Requests each worker keeps in flight, as a kernel client's readahead and write-behind
+    /// or fio's iodepth do: directories through io_uring (--direct works alongside),
+    /// nfs:// NFSv3 and NFSv4.0 through libnfs's asynchronous calls, null://. 1 is one call
+    /// at a time, IOzone's way. record-rewrite and the f* (stdio) operations, whose order
+    /// allows no overlap, and mmap mode run at 1; records say the depth (docs/operations.md)
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=i64::from(plan::MAX_IODEPTH)))]
+    pub iodepth: u32,
+
     /// Memory-map files instead of read()/write() for the cursor-style operations (IOzone -B)
     #[arg(long)]
     pub mmap: bool,
@@ -568,6 +576,7 @@ pub fn build_plan(a: &RunArgs) -> CliResult<Plan> {
                 ..Timing::default()
             },
             client_cache: a.client_cache,
+            iodepth: a.iodepth,
             ..Plan::default()
         };
         plan.validate().map_err(CliError::usage)?;
@@ -628,6 +637,7 @@ pub fn build_plan(a: &RunArgs) -> CliResult<Plan> {
         seed: a.seed,
         min_sample_s: a.min_sample_time,
         client_cache: a.client_cache,
+        iodepth: a.iodepth,
         ..Plan::default()
     };
     plan.validate().map_err(CliError::usage)?;

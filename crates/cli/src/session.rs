@@ -318,6 +318,9 @@ fn prepare_targets(
         let prepared = sharebench_backends::open_target(&l.url).and_then(|backend| {
             let backend = with_client_cache(name, backend, spec.plan.client_cache)?;
             check_purge(name, backend.as_ref(), spec)?;
+            backend
+                .check_iodepth(spec.plan.iodepth)
+                .map_err(|e| format!("target '{name}': {e}"))?;
             warn_of_debris(name, backend.as_ref());
             let id = format!("{files_prefix}-t{i}");
             let workdir = Workdir::create_for(backend.as_ref(), &id, Some(results))

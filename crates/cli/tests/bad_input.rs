@@ -87,6 +87,13 @@ fn repetition_rules_out_of_range() {
     assert_one_line_error(&["run", "--max-cell-time", "9", p], 2, "needs a unit");
     assert_one_line_error(&["report", "--threshold", "-1", "--out", p, p], 2, "'-1'");
     assert_one_line_error(&["run", "--cpus", "1-0", p], 2, "backwards");
+    assert_one_line_error(&["run", "--iodepth", "0", p], 2, "--iodepth");
+    assert_one_line_error(&["run", "--iodepth", "5000", p], 2, "--iodepth");
+    assert_one_line_error(
+        &["run", "--iodepth", "4", "--workload", "metadata", p],
+        2,
+        "--iodepth is for the IOzone matrix",
+    );
     assert_one_line_error(
         &["run", "--cpus", "4095", p],
         2,

@@ -91,6 +91,35 @@ fn every_operation_verifies_on_tmpfs() {
     }
     let m = &recs[0];
     assert_eq!(m["backend"], "posix");
+    // Without --iodepth, one request at a time, IOzone's way, and the records say so.
+    assert!(recs.iter().all(|r| r["iodepth"] == 1));
+    assert_no_workdir(target.path());
+}
+
+/// The operations `--iodepth` cannot overlap: one record written over itself, and stdio.
+const DEPTH_ONE_OPS: [&str; 5] = ["record-rewrite", "fwrite", "frewrite", "fread", "freread"];
+
+/// Checks each record's depth: `depth`, except for the operations that run at 1.
+fn assert_depths(recs: &[Value], depth: u64) {
+    for r in recs {
+        let want = if DEPTH_ONE_OPS.contains(&r["op"].as_str().unwrap()) {
+            1
+        } else {
+            depth
+        };
+        assert_eq!(r["iodepth"].as_u64(), Some(want), "{r}");
+    }
+}
+
+#[test]
+fn every_operation_verifies_with_eight_requests_in_flight() {
+    let target = shm_dir();
+    let recs = every_op_verified(target.path().to_str().unwrap(), &["--iodepth", "8"]);
+    assert_eq!(recs.len(), 4 * 22);
+    assert_depths(&recs, 8);
+    for r in &recs {
+        assert_whole_file_per_pass(r);
+    }
     assert_no_workdir(target.path());
 }
 
@@ -193,6 +222,10 @@ fn every_operation_verifies_on_loop_mounted_xfs_with_and_without_o_direct() {
     );
     let direct = every_op_verified(m.path(), &["--direct"]);
     assert!(direct.iter().all(|r| r["direct"] == true));
+    // io_uring with O_DIRECT: aligned slots, every operation verified.
+    let deep = every_op_verified(m.path(), &["--direct", "--iodepth", "4"]);
+    assert!(deep.iter().all(|r| r["direct"] == true));
+    assert_depths(&deep, 4);
     // The manifest names the file system.
     assert_no_workdir(&m.dir);
 }

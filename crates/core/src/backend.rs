@@ -155,6 +155,18 @@ pub trait Backend: Send + Sync {
     fn set_times(&self, _path: &str, _atime_ns: i128, _mtime_ns: i128) -> io::Result<()> {
         Err(unsupported("setting file times"))
     }
+    /// Checks, before any I/O, that this target's client can keep `depth` requests in
+    /// flight per open file (`--iodepth`); the error is one line for the user. A client that
+    /// waits for each reply before it sends the next request takes depth 1 only.
+    fn check_iodepth(&self, depth: u32) -> Result<(), String> {
+        if depth <= 1 {
+            return Ok(());
+        }
+        Err(format!(
+            "--iodepth {depth}: the {} client waits for each reply before it sends the next request, so it takes --iodepth 1 only",
+            self.info().client
+        ))
+    }
     /// How the file's data lies on the device: the number of physically contiguous extents
     /// (FIEMAP, after syncing the file), as `filefrag` counts them. Unsupported by default
     /// (a network client sees no blocks).
@@ -207,8 +219,45 @@ pub trait FileHandle: Send {
     fn allocate(&mut self, _offset: u64, _len: u64) -> io::Result<()> {
         Err(unsupported("fallocate"))
     }
+    /// A queue that keeps up to `depth` requests on this file in flight at once, each with
+    /// a buffer of `slot_len` bytes (`--iodepth`). Unsupported by default: see
+    /// `Backend::check_iodepth`.
+    fn queue(&mut self, _depth: usize, _slot_len: usize) -> io::Result<Box<dyn IoQueue + '_>> {
+        Err(unsupported(
+            "keeping several requests in flight (--iodepth)",
+        ))
+    }
     /// Closes the file, reporting errors a plain drop would hide (NFS reports write errors here).
     fn close(self: Box<Self>) -> io::Result<()>;
+}
+
+/// One request of an [`IoQueue`]: `len` bytes at `offset`, written from or read into the
+/// buffer of `slot`, in pieces of `piece` bytes when that is less than `len` (one vectored
+/// call: preadv/pwritev's iovecs), else whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QueuedIo {
+    pub slot: usize,
+    pub write: bool,
+    pub offset: u64,
+    pub len: usize,
+    pub piece: usize,
+}
+
+/// Requests on one open file kept in flight together, as a kernel client's readahead and
+/// write-behind or fio's `iodepth` do: io_uring for a directory, the asynchronous API of a
+/// native client. A slot is a buffer that belongs to the queue, so a request's memory lives
+/// as long as the request; dropping the queue waits for every request still in flight.
+/// Not: ordering. Requests complete in whatever order the target answers.
+pub trait IoQueue {
+    /// How many requests can be in flight: the slots, numbered from 0.
+    fn depth(&self) -> usize;
+    /// The buffer of a slot that is not in flight: filled before a write, read after a read.
+    fn buf(&mut self, slot: usize) -> &mut [u8];
+    /// Issues a request on a free slot. It may wait in the queue until `complete` is called.
+    fn submit(&mut self, io: QueuedIo) -> io::Result<()>;
+    /// Waits for the next request to finish: its slot, and the bytes it moved or its error.
+    /// An `Err` of the call itself means the queue is broken (no request can complete).
+    fn complete(&mut self) -> io::Result<(usize, io::Result<usize>)>;
 }
 
 /// A memory-mapped file region (mmap mode).

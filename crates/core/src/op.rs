@@ -206,6 +206,13 @@ impl Op {
         }
     }
 
+    /// True when `--iodepth` can keep several of this operation's requests in flight:
+    /// every order but one record written over itself (whose writes must land in turn), and
+    /// every style but the buffered one (a stdio-like buffer is one copy at a time).
+    pub fn queues(self) -> bool {
+        self.order() != Order::SameRecord && self.style() != Style::Buffered
+    }
+
     /// True when the operation starts by creating the file anew (removing an old one):
     /// only `write`, as in IOzone, where fwrite, pwrite and pwritev overwrite test 0's file.
     pub fn creates_file(self) -> bool {
@@ -268,6 +275,21 @@ pub fn parse_op_list(text: &str) -> Result<Vec<Op>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn queued_ops_are_those_whose_order_allows_it() {
+        let not: Vec<Op> = Op::ALL.into_iter().filter(|o| !o.queues()).collect();
+        assert_eq!(
+            not,
+            [
+                Op::RecordRewrite,
+                Op::Fwrite,
+                Op::Frewrite,
+                Op::Fread,
+                Op::Freread
+            ]
+        );
+    }
 
     #[test]
     fn names_round_trip() {

@@ -331,7 +331,23 @@ pub struct Plan {
     /// kernel client's memory bounds it; `None`: they cache nothing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_cache: Option<u64>,
+    /// IOzone matrix: requests each worker keeps in flight (`--iodepth`); 1 is one call at a
+    /// time, IOzone's way. Operations whose order does not allow more run at 1 and say so.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub iodepth: u32,
 }
+
+fn one() -> u32 {
+    1
+}
+
+fn is_one(n: &u32) -> bool {
+    *n == 1
+}
+
+/// The deepest queue `--iodepth` takes (io_uring's rings hold up to 32,768 entries; a
+/// kernel NFS client keeps at most 65,536 slots per connection).
+pub const MAX_IODEPTH: u32 = 4096;
 
 /// When `--reps auto` stops sampling a unit (a cell of the matrix, or a whole test): when
 /// on every target the 95% interval of every operation's median is within `ci_pct` of the
@@ -387,6 +403,7 @@ impl Default for Plan {
             cpus: None,
             done: Default::default(),
             client_cache: None,
+            iodepth: 1,
         }
     }
 }
@@ -413,6 +430,18 @@ impl Plan {
                     self.reps, a.min
                 ));
             }
+        }
+        if !(1..=MAX_IODEPTH).contains(&self.iodepth) {
+            return Err(format!(
+                "--iodepth must be from 1 to {MAX_IODEPTH}, not {}",
+                self.iodepth
+            ));
+        }
+        if self.iodepth > 1 && !matches!(self.workload, Workload::Iozone) {
+            return Err(format!(
+                "--iodepth is for the IOzone matrix (--workload iozone), not --workload {}",
+                self.workload.name()
+            ));
         }
         match &self.workload {
             Workload::Iozone => {}

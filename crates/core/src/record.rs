@@ -12,6 +12,10 @@ use std::path::{Path, PathBuf};
 
 pub const SCHEMA_VERSION: u32 = 1;
 
+fn one() -> u32 {
+    1
+}
+
 /// Whether a record describes one worker alone, one worker of several, or all of them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -88,6 +92,9 @@ pub struct Record {
     /// Backend kind (`posix`, `null`, ...) and the client path the bytes took.
     pub backend: String,
     pub client: String,
+    /// Requests the worker kept in flight (`--iodepth`; 1 in records of older versions).
+    #[serde(default = "one")]
+    pub iodepth: u32,
     pub workload: String,
     pub op: String,
     pub file_size: u64,
@@ -289,6 +296,7 @@ impl Default for Record {
             target: String::new(),
             backend: String::new(),
             client: String::new(),
+            iodepth: 1,
             workload: String::new(),
             op: String::new(),
             file_size: 0,
@@ -433,7 +441,7 @@ pub fn read_jsonl_from(file: File, path: &Path) -> io::Result<LoadedRecords> {
 }
 
 /// The CSV columns, in order: the tidy, one-row-per-record view of the schema.
-pub const CSV_COLUMNS: [&str; 60] = [
+pub const CSV_COLUMNS: [&str; 61] = [
     "run_id",
     "target",
     "backend",
@@ -494,6 +502,7 @@ pub const CSV_COLUMNS: [&str; 60] = [
     "disk_writes",
     "disk_write_bytes",
     "disk_flushes",
+    "iodepth",
 ];
 
 /// Writes records as CSV with `CSV_COLUMNS`, as a new file `name` in `dir`.
@@ -576,6 +585,7 @@ pub fn write_csv(dir: &SafeDir, name: &str, records: &[Record]) -> io::Result<()
             optu(r.disk_writes),
             optu(r.disk_write_bytes),
             optu(r.disk_flushes),
+            r.iodepth.to_string(),
         ])?;
     }
     w.flush()

@@ -127,6 +127,10 @@ pub fn table(sources: &[Source], records: &[Record]) -> EnvTable {
                 distinct(r.iter().map(|r| format!("{} / {}", r.backend, r.client)))
             }),
         ),
+        (
+            "requests in flight (iodepth)",
+            Box::new(|_: &Source, r: &[&Record]| distinct(r.iter().map(|r| r.iodepth))),
+        ),
         ("file system", of_target(|x| x.fs_type.clone())),
         ("server's file system", of_target(|x| x.server_fs.clone())),
         (

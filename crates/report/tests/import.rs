@@ -128,6 +128,12 @@ fn fio_json_single_job_and_numjobs() {
         ("random-read", 2, Scope::Aggregate)
     );
     assert_eq!(a.throughput_kib_s, (55188210.0 + 57456219.0) / 1024.0);
+    assert_eq!((a.client.as_str(), a.iodepth), ("psync", 1));
+    // A queue: the engine is the client, and the depth is kept.
+    let got = fio::parse(&fixture("fio-randread-uring-qd4.json"), "f")
+        .unwrap()
+        .records;
+    assert_eq!((got[0].client.as_str(), got[0].iodepth), ("io_uring", 4));
     assert!(fio::parse("{\"jobs\": 3}", "f").is_err());
 }
 

@@ -897,14 +897,18 @@ fn curve(data: &StepData, target: &str, op: &str, axis: Axis, m: Metric, shape: 
             ));
         }
     }
-    let clients: BTreeSet<&str> = data
+    let clients: BTreeSet<(&str, u32)> = data
         .records
         .iter()
         .filter(|r| r.target == target && r.op == op)
-        .map(|r| r.client.as_str())
+        .map(|r| (r.client.as_str(), r.iodepth))
         .collect();
-    if clients.len() == 1 {
-        notes.extend(clients.iter().map(|c| format!("client {c}")));
+    if let [(c, depth)] = clients.iter().copied().collect::<Vec<_>>()[..] {
+        notes.push(if depth > 1 {
+            format!("client {c}, {depth} requests in flight")
+        } else {
+            format!("client {c}")
+        });
     }
     let notes = if notes.is_empty() {
         String::new()

@@ -10,11 +10,11 @@ use std::io;
 use std::ptr;
 
 #[repr(C)]
-struct RawContext {
+pub(super) struct RawContext {
     _opaque: [u8; 0],
 }
 #[repr(C)]
-struct RawFh {
+pub(super) struct RawFh {
     _opaque: [u8; 0],
 }
 #[repr(C)]
@@ -230,7 +230,7 @@ impl Context {
     }
 
     /// The error of a failed call: the kind from the errno, the text from nfs_get_error.
-    fn error(&self, op: &str, what: &str, rc: c_int) -> io::Error {
+    pub(super) fn error(&self, op: &str, what: &str, rc: c_int) -> io::Error {
         // SAFETY: `raw` is live; nfs_get_error returns null or a NUL-terminated string
         // owned by the context, copied here before any other call can change it.
         let text = unsafe {
@@ -460,11 +460,11 @@ pub struct OpenFile {
 unsafe impl Send for OpenFile {}
 
 impl OpenFile {
-    fn ctx(&self) -> &Context {
+    pub(super) fn ctx(&self) -> &Context {
         self.ctx.as_ref().expect("nfs file used after close")
     }
 
-    fn raw(&self) -> (*mut RawContext, *mut RawFh) {
+    pub(super) fn raw(&self) -> (*mut RawContext, *mut RawFh) {
         (self.ctx().raw, self.fh)
     }
 

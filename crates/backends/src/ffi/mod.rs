@@ -1,5 +1,5 @@
 //! The only code in this crate that needs `unsafe`: thin wrappers, each unsafe block with
-//! its SAFETY argument. `libnfs` and `smbclient` are hand-written declarations of the C
+//! its SAFETY argument. `uring` hands io_uring its buffers; `libnfs` and `smbclient` are hand-written declarations of the C
 //! libraries' APIs (no bindgen, no libclang) with safe wrappers on top.
 
 #[allow(unsafe_code)]
@@ -7,11 +7,16 @@ pub mod fiemap;
 #[cfg(feature = "nfs")]
 #[allow(unsafe_code)]
 pub mod libnfs;
+#[cfg(feature = "nfs")]
+#[allow(unsafe_code)]
+pub mod libnfs_async;
 #[allow(unsafe_code)]
 pub mod mmap;
 #[cfg(feature = "smb")]
 #[allow(unsafe_code)]
 pub mod smbclient;
+#[allow(unsafe_code)]
+pub mod uring;
 
 /// Nanoseconds since the epoch as a C `timeval` (microseconds, rounded down), for the C
 /// libraries' utimes calls.

@@ -126,6 +126,9 @@ pub fn parse(text: &str, source: &str) -> Result<Imported, String> {
         rec.sync = opt(job, &global, "sync") == Some("1");
         rec.include_fsync = opt(job, &global, "end_fsync") == Some("1");
         rec.client = opt(job, &global, "ioengine").unwrap_or("fio").to_string();
+        rec.iodepth = opt(job, &global, "iodepth")
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(1);
         let numjobs: u32 = opt(job, &global, "numjobs")
             .and_then(|n| n.parse().ok())
             .unwrap_or(1);

@@ -5,7 +5,7 @@
 //! Not: the order of cells, repetitions and targets (the engine's), nor how a pass does
 //! its I/O (the parent module's).
 
-use super::{Coordination, PassError, PassOutcome, PassSpec, WorkerBuffers};
+use super::{iodepth_for, Coordination, PassError, PassOutcome, PassSpec, WorkerBuffers};
 use crate::backend::{Backend, PurgeRequest};
 use crate::cpu::{CpuSnapshot, CpuUsage};
 use crate::disk_io::DiskIo;
@@ -311,6 +311,7 @@ fn pass_spec(ctx: &Context, op: Op, worker: usize, file: &str) -> PassSpec {
         order_seed: mix_seed(&[cell_seed, op as u64, worker as u64]),
         verify_seed: plan.verify.then(|| pattern::file_seed(cell_seed, file)),
         vector_records: plan.vector_records,
+        iodepth: iodepth_for(op, &plan.timing, plan.iodepth) as usize,
         mix_reader: (op == Op::RandomMix && (plan.threads > 1 || plan.throughput_mode))
             .then_some(worker.is_multiple_of(2)),
     }
@@ -576,6 +577,7 @@ fn base_record(ctx: &Context, op: Op, scope: Scope, started_at: &str) -> Record 
         target: ctx.target.name.clone(),
         backend: info.backend,
         client: info.client,
+        iodepth: iodepth_for(op, &plan.timing, plan.iodepth),
         workload: "iozone".into(),
         op: op.name().into(),
         file_size: ctx.cell.file_size,
