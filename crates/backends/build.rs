@@ -1,6 +1,7 @@
 //! Links the C libraries behind the native clients: libnfs for feature `nfs`, libsmbclient
-//! for feature `smb`. Finds them with pkg-config (the command, no crate), and fails with
-//! the package to install when one is missing. Nothing to do without those features.
+//! for feature `smb`, libgfapi for feature `gluster`. Finds them with pkg-config (the
+//! command, no crate), and fails with the package to install when one is missing. Nothing
+//! to do without those features.
 
 use std::process::Command;
 
@@ -12,6 +13,9 @@ fn main() {
     }
     if std::env::var_os("CARGO_FEATURE_SMB").is_some() {
         link("smbclient", "libsmbclient-dev");
+    }
+    if std::env::var_os("CARGO_FEATURE_GLUSTER").is_some() {
+        link("glusterfs-api", "libglusterfs-dev");
     }
 }
 

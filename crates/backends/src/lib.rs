@@ -2,7 +2,7 @@
 //! `posix` serves any directory (local disk, tmpfs, a kernel or FUSE mount); `null://`
 //! discards writes and reads zeros, to measure the tool's own overhead. `nfs://` (libnfs for
 //! NFSv3 and NFSv4.0, feature `nfs`; nfs-rs for NFSv4.1, feature `nfs41`) and `smb://`
-//! (libsmbclient, feature `smb`) are native clients for hosts without kernel NFS/CIFS
+//! (libsmbclient, feature `smb`) and `gluster://` (libgfapi, feature `gluster`) are native clients for hosts without kernel NFS/CIFS
 //! clients; all obey `netguard` (loopback only, unless in a lab network namespace).
 //! Not: workloads or measurement logic.
 
@@ -10,6 +10,8 @@
 
 pub mod client_cache;
 pub mod ffi;
+#[cfg(feature = "gluster")]
+pub mod gluster;
 pub mod mountinfo;
 pub mod netguard;
 #[cfg(feature = "nfs")]
@@ -28,8 +30,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// Opens a target named as on the command line: `null://`, a directory path,
-/// `file:///path`, `nfs://host[:port]/export?version=3` (`version=4.1`: the NFSv4.1 client)
-/// or `smb://user@host[:port]/share`.
+/// `file:///path`, `nfs://host[:port]/export?version=3` (`version=4.1`: the NFSv4.1 client),
+/// `smb://user@host[:port]/share` or `gluster://host[:port]/volume[/dir]` (libgfapi).
 /// Errors are one line for the user.
 pub fn open_target(spec: &str) -> Result<Arc<dyn Backend>, String> {
     if spec == "null://" || spec == "null:" || spec == "null" {
@@ -40,7 +42,8 @@ pub fn open_target(spec: &str) -> Result<Arc<dyn Backend>, String> {
             "file" => open_dir(&spec["file://".len()..]),
             "nfs" => open_nfs(spec),
             "smb" => open_smb(spec),
-            _ => Err(format!("target '{spec}': unknown scheme '{scheme}://' (known: null://, file://, nfs://, smb://, or a directory)")),
+            "gluster" => open_gluster(spec),
+            _ => Err(format!("target '{spec}': unknown scheme '{scheme}://' (known: null://, file://, nfs://, smb://, gluster://, or a directory)")),
         };
     }
     open_dir(spec)
@@ -75,6 +78,18 @@ fn open_nfs41(spec: &str) -> Result<Arc<dyn Backend>, String> {
 fn open_nfs41(spec: &str) -> Result<Arc<dyn Backend>, String> {
     Err(format!(
         "target '{spec}': this build has no native NFSv4.1 client (build sharebench-backends with feature 'nfs41')"
+    ))
+}
+
+#[cfg(feature = "gluster")]
+fn open_gluster(spec: &str) -> Result<Arc<dyn Backend>, String> {
+    gluster::GlusterBackend::new(spec).map(|b| Arc::new(b) as Arc<dyn Backend>)
+}
+
+#[cfg(not(feature = "gluster"))]
+fn open_gluster(spec: &str) -> Result<Arc<dyn Backend>, String> {
+    Err(format!(
+        "target '{spec}': this build has no native GlusterFS client (build sharebench-backends with feature 'gluster')"
     ))
 }
 

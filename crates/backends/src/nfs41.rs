@@ -22,6 +22,8 @@
 //! not to announce it).
 //! Not: mmap, fallocate, locking.
 
+mod queue;
+
 use crate::netguard;
 use crate::nfsurl::{parse, Version};
 use bytes::Bytes;
@@ -30,7 +32,8 @@ use nfs_rs::{
     WriteOutcome, OPEN_BOTH, OPEN_READ, OPEN_WRITE,
 };
 use sharebench_core::backend::{
-    Backend, DirEntry, FileHandle, FileStat, FsStat, OpenOptions, Purge, PurgeRequest, TargetInfo,
+    Backend, DirEntry, FileHandle, FileStat, FsStat, IoQueue, OpenOptions, Purge, PurgeRequest,
+    TargetInfo,
 };
 use std::future::Future;
 use std::io;
@@ -608,6 +611,11 @@ impl Backend for Nfs41Backend {
         Ok(Purge::NotNeeded)
     }
 
+    /// Any depth: the session's slots carry concurrent requests (see `queue`).
+    fn check_iodepth(&self, _depth: u32) -> Result<(), String> {
+        Ok(())
+    }
+
     fn set_times(&self, path: &str, atime_ns: i128, mtime_ns: i128) -> io::Result<()> {
         let p = abs(path);
         let (a, t) = (time_of(atime_ns)?, time_of(mtime_ns)?);
@@ -754,6 +762,10 @@ impl FileHandle for Nfs41File {
                 None,
             ),
         )
+    }
+
+    fn queue(&mut self, depth: usize, slot_len: usize) -> io::Result<Box<dyn IoQueue + '_>> {
+        Ok(Box::new(queue::Nfs41Queue::new(self, depth, slot_len)))
     }
 
     fn close(mut self: Box<Self>) -> io::Result<()> {

@@ -99,6 +99,8 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
             "lab:nfs3",
             "lab:nfs4",
             "lab:gluster-nfs3",
+            "lab:gluster-gfapi",
+            "lab:gluster-replica-gfapi",
             "lab:dfs-smb",
             "lab:gluster",
             "lab:gluster-replica",
@@ -340,6 +342,7 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
         "lab:dfs-smb",
         "lab:gluster-nfs3",
         "lab:gluster",
+        "lab:gluster-gfapi",
         "lab:smb-fuse",
     ];
     let mut args = vec![
@@ -370,12 +373,46 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
     assert_eq!(client("lab:nfs3"), "libnfs-nfs3");
     assert_eq!(client("lab:nfs4"), "nfs-rs-nfs4.1");
     assert_eq!(client("lab:gluster"), "fuse");
+    assert_eq!(client("lab:gluster-gfapi"), "gfapi");
     assert_eq!(client("lab:smb-fuse"), "fuse");
     // The FUSE targets' records carry their daemon's CPU; the native clients' do not.
     for r in &recs {
         let fuse = ["lab:gluster", "lab:smb-fuse"].contains(&r["target"].as_str().unwrap());
         assert_eq!(r["fuse_cpu_s"].as_f64().is_some(), fuse, "{r}");
     }
+
+    // Four requests in flight on the clients that keep a queue (libnfs, nfs-rs, gfapi),
+    // every byte checked; SMB through libsmbclient is refused before any I/O.
+    let out_q = shm_dir();
+    let queued = ["lab:nfs3", "lab:nfs4", "lab:gluster-gfapi"];
+    let q_dir = out_q.path().join("q");
+    let mut q_args = vec![
+        "run",
+        "-i",
+        "write,read,random-read,pwritev,preadv",
+        "--verify",
+        "--iodepth",
+        "4",
+        "--file-sizes",
+        "2m",
+        "--record-sizes",
+        "64k",
+        "--reps",
+        "1",
+        "--out",
+        q_dir.to_str().unwrap(),
+    ];
+    q_args.extend(queued);
+    let o = run(&q_args);
+    assert!(o.status.success(), "--iodepth 4: {}", stderr(&o));
+    let recs = records(&q_dir);
+    assert_eq!(recs.len(), 5 * queued.len());
+    assert!(recs
+        .iter()
+        .all(|r| r["status"] == "ok" && r["iodepth"] == 4));
+    let o = run(&["run", "--iodepth", "4", "lab:smb"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("libsmbclient client waits for each reply"));
 
     // NFSv4.1 (nfs-rs, one session): a small matrix with every byte checked, writes of every
     // size (libnfs's NFSv4.0 refused those over 3 KiB), cursor and positional I/O, fsync

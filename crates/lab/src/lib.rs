@@ -627,6 +627,19 @@ pub fn targets(state: &LabState) -> Vec<LabTarget> {
             add("gluster-nfs3", url, &g.name);
         }
     }
+    // The Gluster volumes without FUSE: libgfapi from the client's namespace.
+    if let Some(g) = t.gluster_hosts().first() {
+        for (name, volume) in [
+            ("gluster-gfapi", gluster::SINGLE),
+            ("gluster-replica-gfapi", gluster::REPLICA),
+        ] {
+            if state.resources.contains(&Resource::Mount {
+                path: gluster::mount_point(volume),
+            }) {
+                add(name, format!("gluster://{}/{volume}", g.address), &g.name);
+            }
+        }
+    }
     if let Some(d) = t.host_with(Service::DfsRoot) {
         add(
             "dfs-smb",
@@ -709,7 +722,7 @@ fn disks_of(state: &LabState, target: &LabTarget) -> Vec<String> {
     }
     if matches!(
         target.name.as_str(),
-        "lab:gluster-replica" | "lab:gluster-nfs3"
+        "lab:gluster-replica" | "lab:gluster-nfs3" | "lab:gluster-replica-gfapi"
     ) {
         paths = state
             .topology
@@ -754,8 +767,8 @@ fn server_path(state: &LabState, target: &LabTarget) -> Option<PathBuf> {
     };
     let data = storage::data_dir(state, &target.server, b);
     Some(match name {
-        "gluster" => brick(gluster::SINGLE),
-        "gluster-replica" | "gluster-nfs3" => brick(gluster::REPLICA),
+        "gluster" | "gluster-gfapi" => brick(gluster::SINGLE),
+        "gluster-replica" | "gluster-nfs3" | "gluster-replica-gfapi" => brick(gluster::REPLICA),
         "nfs3" | "nfs4" => data.join("nfs-sharing"),
         n if n.starts_with("smb") => data.join("smb-sharing"),
         _ => return None,

@@ -1,9 +1,12 @@
 //! The only code in this crate that needs `unsafe`: thin wrappers, each unsafe block with
-//! its SAFETY argument. `uring` hands io_uring its buffers; `libnfs` and `smbclient` are hand-written declarations of the C
+//! its SAFETY argument. `uring` hands io_uring its buffers; `libnfs`, `smbclient` and `gfapi` are hand-written declarations of the C
 //! libraries' APIs (no bindgen, no libclang) with safe wrappers on top.
 
 #[allow(unsafe_code)]
 pub mod fiemap;
+#[cfg(feature = "gluster")]
+#[allow(unsafe_code)]
+pub mod gfapi;
 #[cfg(feature = "nfs")]
 #[allow(unsafe_code)]
 pub mod libnfs;

@@ -1,0 +1,320 @@
+//! `gluster://host[:port]/volume[/dir]`: a GlusterFS volume through libgfapi, the library
+//! fio's gfapi engine and qemu use, so Gluster is measured without FUSE as well as through
+//! its FUSE mount. One "virtual mount" per target, shared by every worker (gfapi is
+//! thread-safe); `--iodepth` goes through gfapi's asynchronous calls. gfapi keeps no data
+//! cache of its own here, beyond what the volume's translators do (the same on both paths).
+//! Not: mmap, locking.
+
+use crate::ffi::gfapi::{GlFile, GlQueue, Volume};
+use crate::netguard;
+use sharebench_core::backend::{
+    Backend, DirEntry, FileHandle, FileStat, FsStat, IoQueue, OpenOptions, Purge, PurgeRequest,
+    TargetInfo,
+};
+use std::io;
+use std::sync::Arc;
+
+/// glusterd's management port, where the volume file is fetched.
+const VOLFILE_PORT: u16 = 24007;
+/// Mode of created files and directories (as the posix backend, umask 022).
+const FILE_MODE: u32 = 0o640;
+const DIR_MODE: u32 = 0o755;
+
+/// A parsed `gluster://` URL.
+#[derive(Debug, PartialEq, Eq)]
+struct Url {
+    host: String,
+    port: u16,
+    volume: String,
+    /// The directory inside the volume the target is rooted at: `/` or `/a/b`.
+    dir: String,
+}
+
+fn parse(spec: &str) -> Result<Url, String> {
+    let rest = spec
+        .strip_prefix("gluster://")
+        .ok_or_else(|| format!("target '{spec}': not a gluster:// URL"))?;
+    let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
+    let (host, port) = match authority.rsplit_once(':') {
+        Some((h, p)) if !h.ends_with(']') || authority.starts_with('[') => (
+            h,
+            p.parse::<u16>()
+                .map_err(|_| format!("target '{spec}': bad port '{p}'"))?,
+        ),
+        _ => (authority, VOLFILE_PORT),
+    };
+    let mut parts = path.split('/').filter(|p| !p.is_empty());
+    let volume = parts
+        .next()
+        .ok_or_else(|| format!("target '{spec}': no volume (gluster://HOST/VOLUME[/DIR])"))?;
+    let dir: Vec<&str> = parts.collect();
+    if dir.contains(&"..") {
+        return Err(format!("target '{spec}': '..' in the path"));
+    }
+    Ok(Url {
+        host: host.to_string(),
+        port,
+        volume: volume.to_string(),
+        dir: format!("/{}", dir.join("/")),
+    })
+}
+
+pub struct GlusterBackend {
+    shown: String,
+    url: Url,
+    volume: Arc<Volume>,
+}
+
+impl GlusterBackend {
+    /// Parses `spec`, checks the host against the network rule, mounts the volume and
+    /// checks the directory. Errors are one line for the user.
+    pub fn new(spec: &str) -> Result<GlusterBackend, String> {
+        let url = parse(spec)?;
+        let ip = netguard::resolve_allowed(&url.host, spec)?;
+        let volume =
+            Volume::mount(&ip.to_string(), url.port, &url.volume, "/dev/null").map_err(|e| {
+                format!(
+                    "target '{spec}': {e} (is glusterd at {ip}:{} serving volume '{}'?)",
+                    url.port, url.volume
+                )
+            })?;
+        let b = GlusterBackend {
+            shown: spec.to_string(),
+            url,
+            volume: Arc::new(volume),
+        };
+        match b.volume.stat(&b.abs(""), true) {
+            Ok(st) if st.st_mode & libc::S_IFMT == libc::S_IFDIR => Ok(b),
+            Ok(_) => Err(format!("target '{spec}' is not a directory")),
+            Err(e) => Err(format!("target '{spec}': {e}")),
+        }
+    }
+
+    /// The volume path of a backend-relative path.
+    fn abs(&self, rel: &str) -> String {
+        let rel = rel.trim_start_matches('/');
+        match (self.url.dir.as_str(), rel) {
+            ("/", r) => format!("/{r}"),
+            (d, "") => d.to_string(),
+            (d, r) => format!("{d}/{r}"),
+        }
+    }
+}
+
+fn stat_of(s: &libc::stat) -> FileStat {
+    let fmt = s.st_mode & libc::S_IFMT;
+    FileStat {
+        size: s.st_size as u64,
+        is_dir: fmt == libc::S_IFDIR,
+        is_symlink: fmt == libc::S_IFLNK,
+        mode: s.st_mode,
+        nlink: s.st_nlink,
+        mtime_ns: i128::from(s.st_mtime) * 1_000_000_000 + i128::from(s.st_mtime_nsec),
+    }
+}
+
+impl Backend for GlusterBackend {
+    fn info(&self) -> TargetInfo {
+        TargetInfo {
+            backend: "gluster".into(),
+            client: "gfapi".into(),
+            local_root: None,
+            fs_type: Some("glusterfs".into()),
+            mount_point: Some(self.shown.clone()),
+            mount_options: Some(format!("volume={},native", self.url.volume)),
+        }
+    }
+
+    fn open(&self, path: &str, how: OpenOptions) -> io::Result<Box<dyn FileHandle>> {
+        let mut flags = match (how.read, how.write) {
+            (_, false) => libc::O_RDONLY,
+            (false, true) => libc::O_WRONLY,
+            (true, true) => libc::O_RDWR,
+        };
+        if how.create {
+            flags |= libc::O_CREAT;
+        }
+        if how.truncate {
+            flags |= libc::O_TRUNC;
+        }
+        if how.sync {
+            flags |= libc::O_SYNC;
+        }
+        if how.direct {
+            flags |= libc::O_DIRECT;
+        }
+        let file = GlFile::open(&self.volume, &self.abs(path), flags, FILE_MODE)?;
+        Ok(Box::new(GlusterFile {
+            file: Some(file),
+            pos: 0,
+        }))
+    }
+
+    fn stat(&self, path: &str) -> io::Result<FileStat> {
+        self.volume.stat(&self.abs(path), true).map(|s| stat_of(&s))
+    }
+
+    fn lstat(&self, path: &str) -> io::Result<FileStat> {
+        self.volume
+            .stat(&self.abs(path), false)
+            .map(|s| stat_of(&s))
+    }
+
+    fn truncate(&self, path: &str, len: u64) -> io::Result<()> {
+        self.volume.truncate(&self.abs(path), len)
+    }
+
+    fn unlink(&self, path: &str) -> io::Result<()> {
+        self.volume.unlink(&self.abs(path))
+    }
+
+    fn mkdir(&self, path: &str) -> io::Result<()> {
+        self.volume.mkdir(&self.abs(path), DIR_MODE)
+    }
+
+    fn rmdir(&self, path: &str) -> io::Result<()> {
+        self.volume.rmdir(&self.abs(path))
+    }
+
+    fn rename(&self, from: &str, to: &str) -> io::Result<()> {
+        self.volume.rename(&self.abs(from), &self.abs(to))
+    }
+
+    fn link(&self, existing: &str, new: &str) -> io::Result<()> {
+        self.volume.link(&self.abs(existing), &self.abs(new))
+    }
+
+    fn symlink(&self, target: &str, link: &str) -> io::Result<()> {
+        // The target is stored as given (relative to the link's directory, as symlink(2)).
+        self.volume.symlink(target, &self.abs(link))
+    }
+
+    fn readlink(&self, path: &str) -> io::Result<String> {
+        self.volume.readlink(&self.abs(path))
+    }
+
+    fn readdir(&self, path: &str) -> io::Result<Vec<DirEntry>> {
+        Ok(self
+            .volume
+            .readdir(&self.abs(path))?
+            .into_iter()
+            .map(|(name, is_dir)| DirEntry { name, is_dir })
+            .collect())
+    }
+
+    fn statfs(&self, path: &str) -> io::Result<FsStat> {
+        let s = self.volume.statvfs(&self.abs(path))?;
+        let unit = if s.f_frsize > 0 {
+            s.f_frsize
+        } else {
+            s.f_bsize
+        };
+        Ok(FsStat {
+            block_size: unit,
+            total_bytes: s.f_blocks * unit,
+            free_bytes: s.f_bavail * unit,
+            total_files: s.f_files,
+            free_files: s.f_favail,
+        })
+    }
+
+    fn chmod(&self, path: &str, mode: u32) -> io::Result<()> {
+        self.volume.chmod(&self.abs(path), mode & 0o7777)
+    }
+
+    fn purge_cache(&self, _path: &str, _how: PurgeRequest) -> io::Result<Purge> {
+        // No client page cache in gfapi: a read goes through the volume's translators,
+        // as it would from the FUSE client with its cache emptied.
+        Ok(Purge::NotNeeded)
+    }
+
+    fn set_times(&self, path: &str, atime_ns: i128, mtime_ns: i128) -> io::Result<()> {
+        self.volume.utimens(&self.abs(path), atime_ns, mtime_ns)
+    }
+
+    /// Any depth: gfapi's asynchronous calls.
+    fn check_iodepth(&self, _depth: u32) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// An open file; `None` only after close. gfapi's positional calls carry the cursor
+/// calls, the cursor kept here.
+struct GlusterFile {
+    file: Option<GlFile>,
+    pos: u64,
+}
+
+impl GlusterFile {
+    fn f(&mut self) -> &mut GlFile {
+        self.file.as_mut().expect("gluster file used after close")
+    }
+}
+
+impl FileHandle for GlusterFile {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let pos = self.pos;
+        let n = self.f().pread(buf, pos)?;
+        self.pos += n as u64;
+        Ok(n)
+    }
+
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let pos = self.pos;
+        let n = self.f().pwrite(buf, pos)?;
+        self.pos += n as u64;
+        Ok(n)
+    }
+
+    fn seek(&mut self, offset: u64) -> io::Result<()> {
+        self.pos = offset;
+        Ok(())
+    }
+
+    fn pread(&mut self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+        self.f().pread(buf, offset)
+    }
+
+    fn pwrite(&mut self, buf: &[u8], offset: u64) -> io::Result<usize> {
+        self.f().pwrite(buf, offset)
+    }
+
+    fn fsync(&mut self) -> io::Result<()> {
+        self.f().fsync()
+    }
+
+    fn set_len(&mut self, len: u64) -> io::Result<()> {
+        self.f().set_len(len)
+    }
+
+    fn allocate(&mut self, offset: u64, len: u64) -> io::Result<()> {
+        self.f().allocate(offset, len)
+    }
+
+    fn queue(&mut self, depth: usize, slot_len: usize) -> io::Result<Box<dyn IoQueue + '_>> {
+        Ok(Box::new(GlQueue::new(self.f(), depth, slot_len)))
+    }
+
+    fn close(mut self: Box<Self>) -> io::Result<()> {
+        self.file.take().expect("closed twice").close()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_name_host_port_volume_and_directory() {
+        let u = parse("gluster://10.10.0.3/gv-single").unwrap();
+        assert_eq!(
+            (u.host.as_str(), u.port, u.volume.as_str(), u.dir.as_str()),
+            ("10.10.0.3", 24007, "gv-single", "/")
+        );
+        let u = parse("gluster://h:24008/vol/a/b/").unwrap();
+        assert_eq!((u.port, u.dir.as_str()), (24008, "/a/b"));
+        assert!(parse("gluster://h").unwrap_err().contains("no volume"));
+        assert!(parse("gluster://h:x/v").unwrap_err().contains("bad port"));
+        assert!(parse("gluster://h/v/../w").unwrap_err().contains(".."));
+    }
+}
