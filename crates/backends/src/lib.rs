@@ -24,6 +24,9 @@ pub mod posix;
 pub mod remount;
 #[cfg(feature = "smb")]
 pub mod smb;
+#[cfg(feature = "smb2")]
+pub mod smb_rust;
+pub mod smburl;
 
 use sharebench_core::backend::Backend;
 use std::path::Path;
@@ -93,15 +96,35 @@ fn open_gluster(spec: &str) -> Result<Arc<dyn Backend>, String> {
     ))
 }
 
-#[cfg(feature = "smb")]
+/// `smb://`: `?client=smb2` picks the pure-Rust client, libsmbclient otherwise.
 fn open_smb(spec: &str) -> Result<Arc<dyn Backend>, String> {
+    match smburl::parse(spec)?.client {
+        smburl::Client::Smb2 => open_smb_rust(spec),
+        smburl::Client::Libsmbclient => open_libsmbclient(spec),
+    }
+}
+
+#[cfg(feature = "smb")]
+fn open_libsmbclient(spec: &str) -> Result<Arc<dyn Backend>, String> {
     smb::SmbBackend::new(spec).map(|b| Arc::new(b) as Arc<dyn Backend>)
 }
 
 #[cfg(not(feature = "smb"))]
-fn open_smb(spec: &str) -> Result<Arc<dyn Backend>, String> {
+fn open_libsmbclient(spec: &str) -> Result<Arc<dyn Backend>, String> {
     Err(format!(
-        "target '{spec}': this build has no native SMB client (build sharebench-backends with feature 'smb')"
+        "target '{spec}': this build has no libsmbclient client (build sharebench-backends with feature 'smb')"
+    ))
+}
+
+#[cfg(feature = "smb2")]
+fn open_smb_rust(spec: &str) -> Result<Arc<dyn Backend>, String> {
+    smb_rust::SmbRustBackend::new(spec).map(|b| Arc::new(b) as Arc<dyn Backend>)
+}
+
+#[cfg(not(feature = "smb2"))]
+fn open_smb_rust(spec: &str) -> Result<Arc<dyn Backend>, String> {
+    Err(format!(
+        "target '{spec}': this build has no pure-Rust SMB client (build sharebench-backends with feature 'smb2')"
     ))
 }
 

@@ -14,6 +14,7 @@
 use crate::ffi::smbclient::{Context, File, Options};
 use crate::ffi::timeval;
 use crate::netguard;
+use crate::smburl::{parse, password};
 use sharebench_core::backend::{
     unsupported, Backend, DirEntry, FileHandle, FileStat, FsStat, OpenOptions, Purge, PurgeRequest,
     TargetInfo,
@@ -21,135 +22,11 @@ use sharebench_core::backend::{
 use std::io;
 use std::sync::Arc;
 
-/// Environment variables the password may come from.
-pub const PASSWORD_ENV: &str = "SHAREBENCH_SMB_PASSWORD";
-pub const PASSWORD_FILE_ENV: &str = "SHAREBENCH_SMB_PASSWORD_FILE";
-
 /// `smbc_vfs_feature`: the server has no UNIX extensions (f_frsize then means sectors).
 const SMBC_VFS_FEATURE_NO_UNIXCIFS: u64 = 1 << 30;
 
 const FILE_MODE: u32 = 0o640;
 const DIR_MODE: u32 = 0o755;
-
-/// A parsed `smb://` target.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Target {
-    workgroup: String,
-    user: String,
-    host: String,
-    port: u16,
-    share: String,
-    path: String,
-}
-
-/// `spec` with any password in it replaced by `***`, for error messages.
-fn redact(spec: &str) -> String {
-    match (spec.find("://"), spec.rfind('@')) {
-        (Some(s), Some(at)) if s + 3 < at => match spec[s + 3..at].find(':') {
-            Some(c) => format!("{}***{}", &spec[..s + 3 + c + 1], &spec[at..]),
-            None => spec.to_string(),
-        },
-        _ => spec.to_string(),
-    }
-}
-
-fn parse(spec: &str) -> Result<Target, String> {
-    let shown = redact(spec);
-    let bad = |why: &str| format!("target '{shown}': {why}");
-    let rest = spec
-        .strip_prefix("smb://")
-        .ok_or_else(|| bad("not an smb:// URL"))?;
-    if rest.contains('?') {
-        return Err(bad("smb:// targets take no '?' arguments"));
-    }
-    let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
-    let (userinfo, hostport) = authority
-        .rsplit_once('@')
-        .ok_or_else(|| bad("no user (smb://USER@HOST[:PORT]/SHARE/PATH)"))?;
-    if userinfo.contains(':') {
-        return Err(bad(&format!(
-            "a password on the command line is refused; set {PASSWORD_ENV} or {PASSWORD_FILE_ENV}"
-        )));
-    }
-    let (workgroup, user) = userinfo.split_once(';').unwrap_or(("", userinfo));
-    if user.is_empty() {
-        return Err(bad("no user (smb://USER@HOST[:PORT]/SHARE/PATH)"));
-    }
-    let (host, port) = if let Some(v6) = hostport.strip_prefix('[') {
-        let (h, p) = v6.split_once(']').ok_or_else(|| bad("unclosed '['"))?;
-        (h, p.strip_prefix(':'))
-    } else {
-        match hostport.split_once(':') {
-            Some((h, p)) => (h, Some(p)),
-            None => (hostport, None),
-        }
-    };
-    let port = match port {
-        Some(p) => p
-            .parse::<u16>()
-            .map_err(|_| bad(&format!("bad port '{p}'")))?,
-        None => 445,
-    };
-    if host.is_empty() {
-        return Err(bad("no host (smb://USER@HOST[:PORT]/SHARE/PATH)"));
-    }
-    let mut parts = path.split('/').filter(|s| !s.is_empty());
-    let share = parts
-        .next()
-        .ok_or_else(|| bad("no share (smb://USER@HOST[:PORT]/SHARE/PATH)"))?;
-    Ok(Target {
-        workgroup: workgroup.to_string(),
-        user: user.to_string(),
-        host: host.to_string(),
-        port,
-        share: share.to_string(),
-        path: parts.collect::<Vec<_>>().join("/"),
-    })
-}
-
-/// Warns, once per process, that a password file others may read is no secret (as ssh
-/// does for a private key; the file is still used, it is the user's to fix).
-fn warn_if_others_can_read(path: &std::path::Path) {
-    use std::os::unix::fs::PermissionsExt;
-    static WARNED: std::sync::Once = std::sync::Once::new();
-    let Ok(meta) = std::fs::metadata(path) else {
-        return;
-    };
-    let mode = meta.permissions().mode() & 0o777;
-    if mode & 0o077 != 0 {
-        WARNED.call_once(|| {
-            eprintln!(
-                "sharebench: warning: {PASSWORD_FILE_ENV} {} is readable by others (mode {mode:04o}); make it private: chmod 600 {}",
-                path.display(),
-                path.display()
-            )
-        });
-    }
-}
-
-/// The password, from the environment or a file; one-line errors that never show it.
-fn password() -> Result<String, String> {
-    if let Some(p) = std::env::var_os(PASSWORD_ENV) {
-        return p
-            .into_string()
-            .map_err(|_| format!("{PASSWORD_ENV} is not valid UTF-8"));
-    }
-    if let Some(f) = std::env::var_os(PASSWORD_FILE_ENV) {
-        let text = std::fs::read_to_string(&f).map_err(|e| {
-            format!(
-                "{PASSWORD_FILE_ENV}: cannot read {}: {e}",
-                std::path::Path::new(&f).display()
-            )
-        })?;
-        warn_if_others_can_read(std::path::Path::new(&f));
-        let pw = text.strip_suffix('\n').unwrap_or(&text);
-        let pw = pw.strip_suffix('\r').unwrap_or(pw);
-        return Ok(pw.to_string());
-    }
-    Err(format!(
-        "smb:// targets need a password: set {PASSWORD_ENV}, or {PASSWORD_FILE_ENV} to a file holding it"
-    ))
-}
 
 /// Percent-encodes a path for a libsmbclient URL (which decodes `%XX`).
 fn encode(path: &str) -> String {
@@ -404,45 +281,6 @@ impl FileHandle for SmbFile {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn parses_targets() {
-        let t = parse("smb://bench@127.0.0.1:4445/share/sub/dir/").unwrap();
-        assert_eq!(
-            t,
-            Target {
-                workgroup: String::new(),
-                user: "bench".into(),
-                host: "127.0.0.1".into(),
-                port: 4445,
-                share: "share".into(),
-                path: "sub/dir".into(),
-            }
-        );
-        let t = parse("smb://WG;u@localhost/s").unwrap();
-        assert_eq!(
-            (t.workgroup.as_str(), t.port, t.path.as_str()),
-            ("WG", 445, "")
-        );
-    }
-
-    #[test]
-    fn refuses_bad_targets_and_passwords_in_urls() {
-        for (spec, needle) in [
-            ("smb://127.0.0.1/share", "no user"),
-            (
-                "smb://u:secret@127.0.0.1/share",
-                "password on the command line",
-            ),
-            ("smb://u@127.0.0.1", "no share"),
-            ("smb://u@127.0.0.1:x/s", "bad port"),
-            ("smb://u@/s", "no host"),
-        ] {
-            let e = parse(spec).unwrap_err();
-            assert!(e.contains(needle), "{spec}: {e}");
-            assert!(!e.contains("secret"), "{e}");
-        }
-    }
 
     #[test]
     fn encodes_paths_for_urls() {

@@ -95,6 +95,7 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
         targets,
         [
             "lab:smb",
+            "lab:smb-rs",
             "lab:smb2",
             "lab:nfs3",
             "lab:nfs4",
@@ -381,10 +382,10 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
         assert_eq!(r["fuse_cpu_s"].as_f64().is_some(), fuse, "{r}");
     }
 
-    // Four requests in flight on the clients that keep a queue (libnfs, nfs-rs, gfapi),
+    // Four requests in flight on the clients that keep a queue (libnfs, nfs-rs, gfapi, smb2),
     // every byte checked; SMB through libsmbclient is refused before any I/O.
     let out_q = shm_dir();
-    let queued = ["lab:nfs3", "lab:nfs4", "lab:gluster-gfapi"];
+    let queued = ["lab:nfs3", "lab:nfs4", "lab:gluster-gfapi", "lab:smb-rs"];
     let q_dir = out_q.path().join("q");
     let mut q_args = vec![
         "run",

@@ -560,6 +560,36 @@ fn smb_every_operation_verifies_against_samba() {
     assert!(!stderr(&o).contains("wrong\n") && !stderr(&o).contains(SMB_PASSWORD));
     assert_no_workdir(&s.share);
 
+    // The pure-Rust client (smb2 crate): every operation verified, one request at a time
+    // and eight in flight; three workers are three sessions.
+    let rs_url = format!("{url}?client=smb2");
+    let recs = every_op_verified(&rs_url, Some(SMB_PASSWORD));
+    assert_eq!(recs[0]["client"], "smb2-rs");
+    let recs = every_op_verified_with(&rs_url, Some(SMB_PASSWORD), &["--iodepth", "8"]);
+    assert!(recs.iter().any(|r| r["iodepth"] == 8));
+    let o = run_env(
+        &[
+            "run",
+            "-i",
+            "write,read",
+            "--verify",
+            "--threads",
+            "3",
+            "--file-sizes",
+            "1m",
+            "--record-sizes",
+            "64k",
+            "--reps",
+            "1",
+            "--out",
+            out.path().join("rs3").to_str().unwrap(),
+            &rs_url,
+        ],
+        Some(SMB_PASSWORD),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_no_workdir(&s.share);
+
     // libsmbclient waits for each reply: a deeper queue is refused before any I/O.
     let o = run_env(
         &[

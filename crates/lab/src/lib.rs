@@ -605,6 +605,17 @@ pub fn targets(state: &LabState) -> Vec<LabTarget> {
                 format!("smb://{}@{}/{share}/", state.smb_user, r.address),
                 &r.name,
             );
+            if i == 0 {
+                // The same share through the pure-Rust client (the smb2 crate).
+                add(
+                    &format!("smb-rs{at}"),
+                    format!(
+                        "smb://{}@{}/{share}/?client=smb2",
+                        state.smb_user, r.address
+                    ),
+                    &r.name,
+                );
+            }
         }
         if let Some(g) = t.host_with(Service::Ganesha) {
             let real = storage::data_dir(state, &g.name, b).join("nfs-sharing");
@@ -1029,6 +1040,10 @@ mod tests {
         assert!(get(&format!("lab:smb2@{second}"))
             .url
             .ends_with("10.10.0.4/smb-sharing.1/"));
+        // The pure-Rust SMB client reaches the first replica's share of each backing.
+        assert!(get(&format!("lab:smb-rs@{second}"))
+            .url
+            .ends_with("10.10.0.3/smb-sharing.1/?client=smb2"));
         assert_eq!(
             get(&format!("lab:smb@{second}")).server_path,
             Some(state.file("srv/replica1.1/smb-sharing"))

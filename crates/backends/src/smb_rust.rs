@@ -1,0 +1,996 @@
+//! `smb://USER@HOST[:PORT]/SHARE/PATH?client=smb2`: SMB 3.1.1 through the pure-Rust `smb2`
+//! crate, the thread-safe and pipelined alternative to libsmbclient (issue 13). Each
+//! connection is a session of its own (TCP connection, NTLMv2 login, signing, tree
+//! connect) with a tokio current-thread runtime of its own; a worker takes one from a pool
+//! for each open file, so N workers are N concurrent clients, and a metadata call borrows
+//! one for its duration. Every call blocks on the connection's runtime from the calling
+//! thread. `--iodepth` keeps several READs and WRITEs on one file in flight on its
+//! connection (the crate matches replies by message id and grants credits).
+//!
+//! Only SMB 3.1.1 with a signed session is accepted: anything else is refused when the
+//! target is opened. Reads and writes are single READ/WRITE requests of at most the
+//! negotiated sizes; `fsync` sends FLUSH; `O_SYNC` writes ask for write-through.
+//! `chmod` sets or clears the read-only attribute, as libsmbclient does (SMB has DOS
+//! attributes, not modes).
+//! Not: DFS (the crate's referrals are left off; `lab:dfs-smb` needs libsmbclient), links
+//! and symlinks, mmap, a client cache.
+
+use crate::netguard;
+use crate::smburl::{parse, password};
+use sharebench_core::backend::{
+    unsupported, Backend, DirEntry, FileHandle, FileStat, FsStat, IoQueue, OpenOptions, Purge,
+    PurgeRequest, QueuedIo, TargetInfo,
+};
+use smb2::client::connection::Connection;
+use smb2::msg::close::CloseRequest;
+use smb2::msg::create::{
+    CreateDisposition, CreateRequest, CreateResponse, ImpersonationLevel, ShareAccess,
+};
+use smb2::msg::flush::FlushRequest;
+use smb2::msg::query_info::InfoType;
+use smb2::msg::read::{ReadRequest, ReadResponse, SMB2_CHANNEL_NONE};
+use smb2::msg::set_info::SetInfoRequest;
+use smb2::msg::write::{WriteRequest, WriteResponse};
+use smb2::pack::{FileTime, ReadCursor, Unpack};
+use smb2::types::flags::FileAccessMask;
+use smb2::types::status::NtStatus;
+use smb2::types::{Command, CreditCharge, Dialect, FileId, OplockLevel, TreeId};
+use smb2::{ClientConfig, FileTimes, RenameOptions, SmbClient, Tree};
+use std::future::{poll_fn, Future};
+use std::io;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::Poll;
+use std::time::{Duration, UNIX_EPOCH};
+
+/// What records and manifests call this client.
+pub const CLIENT: &str = "smb2-rs";
+
+/// A call that takes longer fails instead of hanging the run.
+const CALL_TIMEOUT: Duration = Duration::from_secs(120);
+/// Connecting, negotiating, logging in and connecting the tree.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+/// Idle connections kept for reuse.
+const MAX_IDLE: usize = 16;
+/// FILE_NON_DIRECTORY_FILE and FILE_WRITE_THROUGH (MS-SMB2 2.2.13).
+const FILE_NON_DIRECTORY_FILE: u32 = 0x40;
+const FILE_WRITE_THROUGH: u32 = 0x02;
+/// SMB2_WRITEFLAG_WRITE_THROUGH (MS-SMB2 2.2.21).
+const WRITEFLAG_WRITE_THROUGH: u32 = 0x1;
+/// FileEndOfFileInformation (MS-FSCC 2.4.14).
+const FILE_END_OF_FILE_INFORMATION: u8 = 20;
+/// FileBasicInformation (MS-FSCC 2.4.7).
+const FILE_BASIC_INFORMATION: u8 = 4;
+/// FILE_ATTRIBUTE_NORMAL and FILE_ATTRIBUTE_READONLY.
+const ATTRIBUTE_NORMAL: u32 = 0x80;
+const ATTRIBUTE_READONLY: u32 = 0x01;
+
+/// Credits a READ or WRITE of `bytes` charges: one per 64 KiB (MS-SMB2 3.2.4.1.5).
+fn charge(bytes: usize) -> CreditCharge {
+    CreditCharge((bytes as u64).div_ceil(65536).clamp(1, u64::from(u16::MAX)) as u16)
+}
+
+/// An smb2 error as an `io::Error` of the matching kind, naming the call and the path.
+fn io_error(op: &str, what: &str, e: smb2::Error) -> io::Error {
+    use io::ErrorKind as K;
+    use smb2::ErrorKind as S;
+    let kind = match e.kind() {
+        S::NotFound => K::NotFound,
+        S::AlreadyExists => K::AlreadyExists,
+        S::AccessDenied | S::AuthRequired => K::PermissionDenied,
+        S::IsADirectory => K::IsADirectory,
+        S::NotADirectory => K::NotADirectory,
+        S::DiskFull => K::StorageFull,
+        S::TimedOut => K::TimedOut,
+        S::ConnectionLost => K::ConnectionAborted,
+        S::Unsupported => K::Unsupported,
+        S::InvalidName => K::InvalidInput,
+        _ => K::Other,
+    };
+    io::Error::new(kind, format!("smb {op} {what}: {e}"))
+}
+
+/// The error of a reply whose status is not success.
+fn status_error(status: NtStatus, command: Command) -> smb2::Error {
+    smb2::Error::Protocol { status, command }
+}
+
+/// One logged-in connection with the share's tree connected, and the runtime that drives it.
+struct Conn {
+    rt: tokio::runtime::Runtime,
+    client: Option<SmbClient>,
+    conn: Option<Connection>,
+    tree: Option<Tree>,
+}
+
+impl Conn {
+    fn connect(config: &ClientConfig, share: &str) -> Result<Conn, String> {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| format!("cannot start a runtime: {e}"))?;
+        let made = rt.block_on(async {
+            tokio::time::timeout(CONNECT_TIMEOUT, async {
+                let mut client = SmbClient::connect(config.clone()).await?;
+                let tree = client.connect_share(share).await?;
+                Ok::<_, smb2::Error>((client, tree))
+            })
+            .await
+        });
+        let (client, tree) = match made {
+            Ok(Ok(ct)) => ct,
+            Ok(Err(e)) => {
+                let why = match e.kind() {
+                    smb2::ErrorKind::AuthRequired | smb2::ErrorKind::AccessDenied => {
+                        "login or access refused (wrong user or password?)".to_string()
+                    }
+                    smb2::ErrorKind::NotFound => "no such share".to_string(),
+                    _ => e.to_string(),
+                };
+                return Err(why);
+            }
+            Err(_) => return Err(format!("no answer within {} s", CONNECT_TIMEOUT.as_secs())),
+        };
+        let dialect = client.params().map(|p| p.dialect);
+        if dialect != Some(Dialect::Smb3_1_1) || !client.session().should_sign {
+            return Err(format!(
+                "the server negotiated {dialect:?}, signing {}: only SMB 3.1.1 with signing is accepted",
+                if client.session().should_sign { "on" } else { "off" }
+            ));
+        }
+        let conn = client
+            .connection_for(&tree)
+            .map_err(|e| format!("no connection for the share: {e}"))?;
+        Ok(Conn {
+            rt,
+            client: Some(client),
+            conn: Some(conn),
+            tree: Some(tree),
+        })
+    }
+
+    /// Runs one call on this connection, bounded by [`CALL_TIMEOUT`].
+    fn run<T>(
+        &mut self,
+        op: &str,
+        what: &str,
+        call: impl FnOnce(Tree, Connection) -> Pin<Box<dyn Future<Output = smb2::Result<T>>>>,
+    ) -> io::Result<T> {
+        let tree = self.tree.clone().expect("connection in use after close");
+        let conn = self.conn.clone().expect("connection in use after close");
+        let fut = call(tree, conn);
+        match self
+            .rt
+            .block_on(async { tokio::time::timeout(CALL_TIMEOUT, fut).await })
+        {
+            Ok(Ok(v)) => Ok(v),
+            Ok(Err(e)) => Err(io_error(op, what, e)),
+            Err(_) => Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                format!(
+                    "smb {op} {what}: no answer within {} s",
+                    CALL_TIMEOUT.as_secs()
+                ),
+            )),
+        }
+    }
+
+    fn tree_id(&self) -> TreeId {
+        self.tree.as_ref().expect("tree").tree_id
+    }
+}
+
+impl Drop for Conn {
+    /// The tree and the session are left politely (bounded), and everything that may
+    /// spawn a task is dropped inside the runtime, where the crate expects to be.
+    fn drop(&mut self) {
+        let _inside = self.rt.enter();
+        if let (Some(tree), Some(mut conn)) = (self.tree.take(), self.conn.take()) {
+            let _ = self.rt.block_on(async {
+                tokio::time::timeout(Duration::from_secs(5), tree.disconnect(&mut conn)).await
+            });
+        }
+        self.client.take();
+    }
+}
+
+/// What every handle and call shares: how to connect, and the idle connections.
+struct Shared {
+    config: ClientConfig,
+    share: String,
+    idle: Mutex<Vec<Conn>>,
+}
+
+impl Shared {
+    fn idle(&self) -> MutexGuard<'_, Vec<Conn>> {
+        self.idle.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn take(&self) -> io::Result<Conn> {
+        if let Some(c) = self.idle().pop() {
+            return Ok(c);
+        }
+        Conn::connect(&self.config, &self.share).map_err(|e| {
+            io::Error::new(
+                io::ErrorKind::ConnectionRefused,
+                format!("smb connect: {e}"),
+            )
+        })
+    }
+
+    fn give(&self, c: Conn) {
+        let mut idle = self.idle();
+        if idle.len() < MAX_IDLE {
+            idle.push(c);
+        }
+    }
+
+    fn with<T>(&self, f: impl FnOnce(&mut Conn) -> io::Result<T>) -> io::Result<T> {
+        let mut c = self.take()?;
+        let r = f(&mut c);
+        self.give(c);
+        r
+    }
+}
+
+pub struct SmbRustBackend {
+    shown: String,
+    /// The directory inside the share the target is rooted at (no leading `/`).
+    base: String,
+    shared: Arc<Shared>,
+    read_max: usize,
+    write_max: usize,
+    /// The signing algorithm the session negotiated.
+    signing: &'static str,
+}
+
+impl SmbRustBackend {
+    /// Parses `spec`, checks the host against the network rule, logs in (refusing anything
+    /// but signed SMB 3.1.1) and checks that the share path is a directory. Errors are one
+    /// line for the user.
+    pub fn new(spec: &str) -> Result<SmbRustBackend, String> {
+        let t = parse(spec)?;
+        let ip = netguard::resolve_allowed(&t.host, spec)?;
+        let host = if ip.is_ipv6() {
+            format!("[{ip}]:{}", t.port)
+        } else {
+            format!("{ip}:{}", t.port)
+        };
+        let config = ClientConfig {
+            addr: host,
+            timeout: CONNECT_TIMEOUT,
+            username: t.user.clone(),
+            password: password()?,
+            domain: t.workgroup.clone(),
+            auto_reconnect: false,
+            compression: false,
+            dfs_enabled: false,
+            response_timeout: Some(CALL_TIMEOUT),
+            ..ClientConfig::default()
+        };
+        let shared = Arc::new(Shared {
+            config,
+            share: t.share.clone(),
+            idle: Mutex::new(Vec::new()),
+        });
+        let mut c = shared.take().map_err(|e| format!("target '{spec}': {e}"))?;
+        let params = c.client.as_ref().and_then(|cl| cl.params());
+        let (read_max, write_max) = params
+            .as_ref()
+            .map(|p| (p.max_read_size as usize, p.max_write_size as usize))
+            .unwrap_or((65536, 65536));
+        let signing = if params.as_ref().is_some_and(|p| p.gmac_negotiated) {
+            "aes-gmac"
+        } else {
+            "aes-cmac"
+        };
+        let b = SmbRustBackend {
+            shown: spec.to_string(),
+            base: t.path.clone(),
+            shared: shared.clone(),
+            read_max: read_max.clamp(4096, 8 << 20),
+            write_max: write_max.clamp(4096, 8 << 20),
+            signing,
+        };
+        let root = b.path("");
+        let st = c
+            .run("stat", &root, |tree, mut conn| {
+                let p = root.clone();
+                Box::pin(async move { tree.stat(&mut conn, &p).await })
+            })
+            .map_err(|e| format!("target '{spec}': {e}"))?;
+        shared.give(c);
+        if !st.is_directory {
+            return Err(format!("target '{spec}' is not a directory"));
+        }
+        Ok(b)
+    }
+
+    /// The share path of a backend-relative path.
+    fn path(&self, rel: &str) -> String {
+        let rel = rel.trim_matches('/');
+        match (self.base.is_empty(), rel.is_empty()) {
+            (true, _) => rel.to_string(),
+            (false, true) => self.base.clone(),
+            (false, false) => format!("{}/{rel}", self.base),
+        }
+    }
+
+    /// Runs a call that takes the tree, a connection and a path on a borrowed connection.
+    fn call<T: 'static>(
+        &self,
+        op: &str,
+        rel: &str,
+        f: impl FnOnce(Tree, Connection, String) -> Pin<Box<dyn Future<Output = smb2::Result<T>>>>,
+    ) -> io::Result<T> {
+        let p = self.path(rel);
+        self.shared
+            .with(|c| c.run(op, &p, |tree, conn| f(tree, conn, p.clone())))
+    }
+}
+
+fn ns_of(t: FileTime) -> i128 {
+    t.to_system_time()
+        .and_then(|s| s.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos() as i128)
+}
+
+fn time_of(ns: i128) -> FileTime {
+    let t = if ns >= 0 {
+        UNIX_EPOCH + Duration::from_nanos(ns as u64)
+    } else {
+        UNIX_EPOCH - Duration::from_nanos(ns.unsigned_abs() as u64)
+    };
+    FileTime::from_system_time(t)
+}
+
+/// The CREATE for an open(2)-like request on the file at `path`.
+fn create_request(path: &str, how: OpenOptions) -> CreateRequest {
+    let mut access = FileAccessMask::FILE_READ_ATTRIBUTES | FileAccessMask::SYNCHRONIZE;
+    if how.read {
+        access |= FileAccessMask::FILE_READ_DATA;
+    }
+    if how.write {
+        access |= FileAccessMask::FILE_WRITE_DATA | FileAccessMask::FILE_WRITE_ATTRIBUTES;
+    }
+    let disposition = match (how.create, how.truncate) {
+        (true, true) => CreateDisposition::FileOverwriteIf,
+        (true, false) => CreateDisposition::FileOpenIf,
+        (false, true) => CreateDisposition::FileOverwrite,
+        (false, false) => CreateDisposition::FileOpen,
+    };
+    let mut options = FILE_NON_DIRECTORY_FILE;
+    if how.sync {
+        options |= FILE_WRITE_THROUGH;
+    }
+    CreateRequest {
+        requested_oplock_level: OplockLevel::None,
+        impersonation_level: ImpersonationLevel::Impersonation,
+        desired_access: FileAccessMask::new(access),
+        file_attributes: ATTRIBUTE_NORMAL,
+        share_access: ShareAccess(
+            ShareAccess::FILE_SHARE_READ
+                | ShareAccess::FILE_SHARE_WRITE
+                | ShareAccess::FILE_SHARE_DELETE,
+        ),
+        create_disposition: disposition,
+        create_options: options,
+        name: smb2::encode_path(path),
+        create_contexts: Vec::new(),
+    }
+}
+
+async fn open_file(conn: Connection, tree_id: TreeId, req: CreateRequest) -> smb2::Result<FileId> {
+    let frame = conn.execute(Command::Create, &req, Some(tree_id)).await?;
+    if frame.header.status != NtStatus::SUCCESS {
+        return Err(status_error(frame.header.status, Command::Create));
+    }
+    Ok(CreateResponse::unpack(&mut ReadCursor::new(&frame.body))?.file_id)
+}
+
+async fn read_at(
+    conn: Connection,
+    tree_id: TreeId,
+    file_id: FileId,
+    offset: u64,
+    len: usize,
+) -> smb2::Result<Vec<u8>> {
+    let req = ReadRequest {
+        padding: 0x50,
+        flags: 0,
+        length: len as u32,
+        offset,
+        file_id,
+        minimum_count: 0,
+        channel: SMB2_CHANNEL_NONE,
+        remaining_bytes: 0,
+        read_channel_info: vec![],
+    };
+    let frame = conn
+        .execute_with_credits(Command::Read, &req, Some(tree_id), charge(len))
+        .await?;
+    if frame.header.status == NtStatus::END_OF_FILE {
+        return Ok(Vec::new());
+    }
+    if frame.header.status != NtStatus::SUCCESS {
+        return Err(status_error(frame.header.status, Command::Read));
+    }
+    Ok(ReadResponse::unpack(&mut ReadCursor::new(&frame.body))?.data)
+}
+
+async fn write_at(
+    conn: Connection,
+    tree_id: TreeId,
+    file_id: FileId,
+    offset: u64,
+    data: Vec<u8>,
+    through: bool,
+) -> smb2::Result<usize> {
+    let len = data.len();
+    let req = WriteRequest {
+        data_offset: 0x70,
+        offset,
+        file_id,
+        channel: 0,
+        remaining_bytes: 0,
+        write_channel_info_offset: 0,
+        write_channel_info_length: 0,
+        flags: if through { WRITEFLAG_WRITE_THROUGH } else { 0 },
+        data,
+    };
+    let frame = conn
+        .execute_with_credits(Command::Write, &req, Some(tree_id), charge(len))
+        .await?;
+    if frame.header.status != NtStatus::SUCCESS {
+        return Err(status_error(frame.header.status, Command::Write));
+    }
+    Ok(WriteResponse::unpack(&mut ReadCursor::new(&frame.body))?.count as usize)
+}
+
+async fn simple(
+    conn: Connection,
+    tree_id: TreeId,
+    command: Command,
+    body: Box<dyn smb2::pack::Pack + Send>,
+) -> smb2::Result<()> {
+    let frame = conn.execute(command, body.as_ref(), Some(tree_id)).await?;
+    if frame.header.status != NtStatus::SUCCESS {
+        return Err(status_error(frame.header.status, command));
+    }
+    Ok(())
+}
+
+/// FileBasicInformation (MS-FSCC 2.4.7) that changes only the attributes: zero times
+/// mean "leave as is".
+fn basic_info(file_id: FileId, attributes: u32) -> Box<dyn smb2::pack::Pack + Send> {
+    let mut buffer = vec![0u8; 40];
+    buffer[32..36].copy_from_slice(&attributes.to_le_bytes());
+    Box::new(SetInfoRequest {
+        info_type: InfoType::File,
+        file_info_class: FILE_BASIC_INFORMATION,
+        additional_information: 0,
+        file_id,
+        buffer,
+    })
+}
+
+fn set_eof(file_id: FileId, len: u64) -> Box<dyn smb2::pack::Pack + Send> {
+    Box::new(SetInfoRequest {
+        info_type: InfoType::File,
+        file_info_class: FILE_END_OF_FILE_INFORMATION,
+        additional_information: 0,
+        file_id,
+        buffer: len.to_le_bytes().to_vec(),
+    })
+}
+
+impl Backend for SmbRustBackend {
+    fn info(&self) -> TargetInfo {
+        TargetInfo {
+            backend: "smb".into(),
+            client: CLIENT.into(),
+            local_root: None,
+            fs_type: Some("smb3".into()),
+            mount_point: Some(self.shown.clone()),
+            mount_options: Some(format!(
+                "protocol=SMB3_11,signing=required({}),rsize={},wsize={},connection-per-open-file,nocache",
+                self.signing, self.read_max, self.write_max
+            )),
+        }
+    }
+
+    fn open(&self, path: &str, how: OpenOptions) -> io::Result<Box<dyn FileHandle>> {
+        let p = self.path(path);
+        let mut conn = self.shared.take()?;
+        let req = create_request(&p, how);
+        let tree_id = conn.tree_id();
+        match conn.run("open", &p, |_, c| Box::pin(open_file(c, tree_id, req))) {
+            Ok(file_id) => Ok(Box::new(SmbRustFile {
+                conn: Some(conn),
+                shared: self.shared.clone(),
+                file_id,
+                path: p,
+                pos: 0,
+                read_max: self.read_max,
+                write_max: self.write_max,
+                sync: how.sync,
+            })),
+            Err(e) => {
+                self.shared.give(conn);
+                Err(e)
+            }
+        }
+    }
+
+    fn stat(&self, path: &str) -> io::Result<FileStat> {
+        let st = self.call("stat", path, |tree, mut conn, p| {
+            Box::pin(async move { tree.stat(&mut conn, &p).await })
+        })?;
+        Ok(FileStat {
+            size: st.size,
+            is_dir: st.is_directory,
+            is_symlink: false,
+            // What Samba shows of a mode over SMB: the type, and write bits unless the
+            // read-only attribute is set.
+            mode: match (st.is_directory, st.attributes.0 & ATTRIBUTE_READONLY != 0) {
+                (true, false) => libc::S_IFDIR | 0o755,
+                (true, true) => libc::S_IFDIR | 0o555,
+                (false, false) => libc::S_IFREG | 0o644,
+                (false, true) => libc::S_IFREG | 0o444,
+            },
+            nlink: 1,
+            mtime_ns: ns_of(st.modified),
+        })
+    }
+
+    fn lstat(&self, path: &str) -> io::Result<FileStat> {
+        // SMB without POSIX extensions shows no symlinks: lstat is stat.
+        self.stat(path)
+    }
+
+    fn truncate(&self, path: &str, len: u64) -> io::Result<()> {
+        let mut f = self.open(
+            path,
+            OpenOptions {
+                write: true,
+                ..Default::default()
+            },
+        )?;
+        let r = f.set_len(len);
+        r.and(f.close())
+    }
+
+    fn unlink(&self, path: &str) -> io::Result<()> {
+        self.call("unlink", path, |tree, mut conn, p| {
+            Box::pin(async move { tree.delete_file(&mut conn, &p).await })
+        })
+    }
+
+    fn mkdir(&self, path: &str) -> io::Result<()> {
+        self.call("mkdir", path, |tree, mut conn, p| {
+            Box::pin(async move { tree.create_directory(&mut conn, &p).await })
+        })
+    }
+
+    fn rmdir(&self, path: &str) -> io::Result<()> {
+        self.call("rmdir", path, |tree, mut conn, p| {
+            Box::pin(async move { tree.delete_directory(&mut conn, &p).await })
+        })
+    }
+
+    fn rename(&self, from: &str, to: &str) -> io::Result<()> {
+        let to = self.path(to);
+        self.call("rename", from, move |tree, mut conn, p| {
+            Box::pin(async move {
+                tree.rename_with(
+                    &mut conn,
+                    &p,
+                    &to,
+                    RenameOptions::new().replace_if_exists(true),
+                )
+                .await
+            })
+        })
+    }
+
+    fn link(&self, _existing: &str, _new: &str) -> io::Result<()> {
+        Err(unsupported("link over the smb2 client"))
+    }
+
+    fn symlink(&self, _target: &str, _link: &str) -> io::Result<()> {
+        Err(unsupported("symlink over the smb2 client"))
+    }
+
+    fn readlink(&self, _path: &str) -> io::Result<String> {
+        Err(unsupported("readlink over the smb2 client"))
+    }
+
+    fn readdir(&self, path: &str) -> io::Result<Vec<DirEntry>> {
+        let list = self.call("readdir", path, |tree, mut conn, p| {
+            Box::pin(async move { tree.list_directory(&mut conn, &p).await })
+        })?;
+        Ok(list
+            .into_iter()
+            .filter(|e| e.name != "." && e.name != "..")
+            .map(|e| DirEntry {
+                name: e.name,
+                is_dir: e.is_directory,
+            })
+            .collect())
+    }
+
+    fn statfs(&self, path: &str) -> io::Result<FsStat> {
+        let fs = self.call("statfs", path, |tree, mut conn, _| {
+            Box::pin(async move { tree.fs_info(&mut conn).await })
+        })?;
+        Ok(FsStat {
+            block_size: u64::from(fs.bytes_per_sector) * u64::from(fs.sectors_per_unit.max(1)),
+            total_bytes: fs.total_bytes,
+            free_bytes: fs.free_bytes,
+            total_files: 0,
+            free_files: 0,
+        })
+    }
+
+    /// SMB has DOS attributes, not modes: as libsmbclient and Samba map them, a mode
+    /// without write bits sets the read-only attribute and any write bit clears it.
+    fn chmod(&self, path: &str, mode: u32) -> io::Result<()> {
+        let attributes = if mode & 0o222 == 0 {
+            ATTRIBUTE_READONLY
+        } else {
+            ATTRIBUTE_NORMAL
+        };
+        let p = self.path(path);
+        let mut req = create_request(
+            &p,
+            OpenOptions {
+                read: true,
+                ..Default::default()
+            },
+        );
+        req.desired_access = FileAccessMask::new(
+            FileAccessMask::FILE_READ_ATTRIBUTES | FileAccessMask::FILE_WRITE_ATTRIBUTES,
+        );
+        req.create_options = 0;
+        self.shared.with(|c| {
+            let tree_id = c.tree_id();
+            c.run("chmod", &p, move |_, conn| {
+                Box::pin(async move {
+                    let file_id = open_file(conn.clone(), tree_id, req).await?;
+                    let set = simple(
+                        conn.clone(),
+                        tree_id,
+                        Command::SetInfo,
+                        basic_info(file_id, attributes),
+                    )
+                    .await;
+                    let closed = simple(
+                        conn,
+                        tree_id,
+                        Command::Close,
+                        Box::new(CloseRequest { flags: 0, file_id }),
+                    )
+                    .await;
+                    set.and(closed)
+                })
+            })
+        })
+    }
+
+    fn purge_cache(&self, _path: &str, _how: PurgeRequest) -> io::Result<Purge> {
+        // No client cache: every read is a READ.
+        Ok(Purge::NotNeeded)
+    }
+
+    fn set_times(&self, path: &str, atime_ns: i128, mtime_ns: i128) -> io::Result<()> {
+        let times = FileTimes::new()
+            .set_accessed(time_of(atime_ns))
+            .set_modified(time_of(mtime_ns));
+        self.call("utimes", path, move |tree, mut conn, p| {
+            Box::pin(async move { tree.set_times(&mut conn, &p, times).await })
+        })
+    }
+
+    /// Any depth: READs and WRITEs in flight on the file's connection.
+    fn check_iodepth(&self, _depth: u32) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// An open file, with the connection it was opened on.
+struct SmbRustFile {
+    /// `None` only after close.
+    conn: Option<Conn>,
+    shared: Arc<Shared>,
+    file_id: FileId,
+    /// For error messages.
+    path: String,
+    pos: u64,
+    read_max: usize,
+    write_max: usize,
+    sync: bool,
+}
+
+impl SmbRustFile {
+    fn conn(&mut self) -> &mut Conn {
+        self.conn.as_mut().expect("smb file used after close")
+    }
+
+    fn close_now(&mut self) -> io::Result<()> {
+        let Some(mut c) = self.conn.take() else {
+            return Ok(());
+        };
+        let (tree_id, file_id) = (c.tree_id(), self.file_id);
+        let r = c.run("close", &self.path, |_, conn| {
+            Box::pin(simple(
+                conn,
+                tree_id,
+                Command::Close,
+                Box::new(CloseRequest { flags: 0, file_id }),
+            ))
+        });
+        if r.is_ok() {
+            self.shared.give(c);
+        }
+        r
+    }
+}
+
+impl FileHandle for SmbRustFile {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.pread(buf, self.pos)?;
+        self.pos += n as u64;
+        Ok(n)
+    }
+
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.pwrite(buf, self.pos)?;
+        self.pos += n as u64;
+        Ok(n)
+    }
+
+    fn seek(&mut self, offset: u64) -> io::Result<()> {
+        self.pos = offset;
+        Ok(())
+    }
+
+    fn pread(&mut self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+        let n = buf.len().min(self.read_max);
+        let (file_id, path) = (self.file_id, self.path.clone());
+        let c = self.conn();
+        let tree_id = c.tree_id();
+        let data = c.run("read", &path, |_, conn| {
+            Box::pin(read_at(conn, tree_id, file_id, offset, n))
+        })?;
+        let got = data.len().min(n);
+        buf[..got].copy_from_slice(&data[..got]);
+        Ok(got)
+    }
+
+    fn pwrite(&mut self, buf: &[u8], offset: u64) -> io::Result<usize> {
+        let n = buf.len().min(self.write_max);
+        let (file_id, path, sync) = (self.file_id, self.path.clone(), self.sync);
+        let data = buf[..n].to_vec();
+        let c = self.conn();
+        let tree_id = c.tree_id();
+        let wrote = c.run("write", &path, |_, conn| {
+            Box::pin(write_at(conn, tree_id, file_id, offset, data, sync))
+        })?;
+        Ok(wrote.min(n))
+    }
+
+    fn fsync(&mut self) -> io::Result<()> {
+        let (file_id, path) = (self.file_id, self.path.clone());
+        let c = self.conn();
+        let tree_id = c.tree_id();
+        c.run("flush", &path, |_, conn| {
+            Box::pin(simple(
+                conn,
+                tree_id,
+                Command::Flush,
+                Box::new(FlushRequest { file_id }),
+            ))
+        })
+    }
+
+    fn set_len(&mut self, len: u64) -> io::Result<()> {
+        let (file_id, path) = (self.file_id, self.path.clone());
+        let c = self.conn();
+        let tree_id = c.tree_id();
+        c.run("set length", &path, |_, conn| {
+            Box::pin(simple(
+                conn,
+                tree_id,
+                Command::SetInfo,
+                set_eof(file_id, len),
+            ))
+        })
+    }
+
+    fn queue(&mut self, depth: usize, slot_len: usize) -> io::Result<Box<dyn IoQueue + '_>> {
+        Ok(Box::new(SmbQueue {
+            slots: vec![vec![0xA5; slot_len]; depth],
+            flight: (0..depth).map(|_| None).collect(),
+            file: self,
+        }))
+    }
+
+    fn close(mut self: Box<Self>) -> io::Result<()> {
+        self.close_now()
+    }
+}
+
+impl Drop for SmbRustFile {
+    fn drop(&mut self) {
+        let _ = self.close_now();
+    }
+}
+
+type Pending = Pin<Box<dyn Future<Output = smb2::Result<Done>>>>;
+
+enum Done {
+    Read(Vec<u8>),
+    Wrote(usize),
+}
+
+/// Up to `depth` READs and WRITEs on one file in flight on its connection: futures
+/// polled together while the worker waits for the next completion, so a request goes on
+/// the wire the first time the queue is polled after it was submitted. Requests longer
+/// than the negotiated sizes are sent as consecutive chunks.
+struct SmbQueue<'f> {
+    file: &'f mut SmbRustFile,
+    slots: Vec<Vec<u8>>,
+    flight: Vec<Option<(bool, Pending)>>,
+}
+
+async fn read_chunks(
+    conn: Connection,
+    ids: (TreeId, FileId),
+    offset: u64,
+    len: usize,
+    max: usize,
+) -> smb2::Result<Done> {
+    let mut out = Vec::with_capacity(len);
+    while out.len() < len {
+        let n = (len - out.len()).min(max);
+        let got = read_at(conn.clone(), ids.0, ids.1, offset + out.len() as u64, n).await?;
+        let short = got.len() < n;
+        out.extend_from_slice(&got[..got.len().min(n)]);
+        if short {
+            break;
+        }
+    }
+    Ok(Done::Read(out))
+}
+
+async fn write_chunks(
+    conn: Connection,
+    ids: (TreeId, FileId),
+    offset: u64,
+    data: Vec<u8>,
+    max: usize,
+    through: bool,
+) -> smb2::Result<Done> {
+    let mut done = 0;
+    while done < data.len() {
+        let n = (data.len() - done).min(max);
+        let chunk = data[done..done + n].to_vec();
+        let wrote = write_at(
+            conn.clone(),
+            ids.0,
+            ids.1,
+            offset + done as u64,
+            chunk,
+            through,
+        )
+        .await?
+        .min(n);
+        done += wrote;
+        if wrote < n {
+            break;
+        }
+    }
+    Ok(Done::Wrote(done))
+}
+
+impl IoQueue for SmbQueue<'_> {
+    fn depth(&self) -> usize {
+        self.slots.len()
+    }
+
+    fn buf(&mut self, slot: usize) -> &mut [u8] {
+        &mut self.slots[slot]
+    }
+
+    fn submit(&mut self, io: QueuedIo) -> io::Result<()> {
+        let (file_id, sync) = (self.file.file_id, self.file.sync);
+        let (read_max, write_max) = (self.file.read_max, self.file.write_max);
+        let c = self.file.conn();
+        let ids = (c.tree_id(), file_id);
+        let conn = c.conn.clone().expect("connection");
+        let fut: Pending = if io.write {
+            let data = self.slots[io.slot][..io.len].to_vec();
+            Box::pin(write_chunks(conn, ids, io.offset, data, write_max, sync))
+        } else {
+            Box::pin(read_chunks(conn, ids, io.offset, io.len, read_max))
+        };
+        self.flight[io.slot] = Some((io.write, fut));
+        Ok(())
+    }
+
+    fn complete(&mut self) -> io::Result<(usize, io::Result<usize>)> {
+        if self.flight.iter().all(Option::is_none) {
+            return Err(io::Error::other("smb: no request in flight"));
+        }
+        let flight = &mut self.flight;
+        let rt = &self.file.conn.as_ref().expect("connection").rt;
+        let next = rt.block_on(async {
+            tokio::time::timeout(
+                CALL_TIMEOUT,
+                poll_fn(|cx| {
+                    for (slot, f) in flight.iter_mut().enumerate() {
+                        if let Some((write, fut)) = f {
+                            if let Poll::Ready(out) = fut.as_mut().poll(cx) {
+                                let write = *write;
+                                *f = None;
+                                return Poll::Ready((slot, write, out));
+                            }
+                        }
+                    }
+                    Poll::Pending
+                }),
+            )
+            .await
+        });
+        let Ok((slot, write, out)) = next else {
+            return Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                format!("smb: no reply within {} s", CALL_TIMEOUT.as_secs()),
+            ));
+        };
+        let op = if write { "write" } else { "read" };
+        let res = match out {
+            Err(e) => Err(io_error(op, &self.file.path, e)),
+            Ok(Done::Read(data)) => {
+                self.slots[slot][..data.len()].copy_from_slice(&data);
+                Ok(data.len())
+            }
+            Ok(Done::Wrote(n)) => Ok(n),
+        };
+        Ok((slot, res))
+    }
+}
+
+impl Drop for SmbQueue<'_> {
+    /// Requests still in flight are waited for (each bounded by the call timeout).
+    fn drop(&mut self) {
+        while self.flight.iter().any(Option::is_some) {
+            if self.complete().is_err() {
+                break;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn opens_ask_for_what_open_2_would() {
+        let r = create_request("a/b", OpenOptions::create_new());
+        assert_eq!(r.create_disposition, CreateDisposition::FileOverwriteIf);
+        assert_eq!(r.name, "a\\b");
+        let r = create_request("f", OpenOptions::read_only());
+        assert_eq!(r.create_disposition, CreateDisposition::FileOpen);
+        assert_eq!(r.desired_access.0 & FileAccessMask::FILE_WRITE_DATA, 0);
+        assert_eq!(charge(1).0, 1);
+        assert_eq!(charge(65537).0, 2);
+    }
+
+    #[test]
+    fn times_round_trip_through_filetime() {
+        let ns = 1_700_000_000_123_456_700i128;
+        assert_eq!(ns_of(time_of(ns)), ns);
+    }
+}
