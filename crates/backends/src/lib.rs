@@ -12,6 +12,8 @@ pub mod client_cache;
 pub mod ffi;
 #[cfg(feature = "gluster")]
 pub mod gluster;
+#[cfg(any(feature = "nfs41", feature = "smb2"))]
+mod inflight;
 pub mod mountinfo;
 pub mod netguard;
 #[cfg(feature = "nfs")]

@@ -36,11 +36,10 @@ use smb2::types::flags::FileAccessMask;
 use smb2::types::status::NtStatus;
 use smb2::types::{Command, CreditCharge, Dialect, FileId, OplockLevel, TreeId};
 use smb2::{ClientConfig, FileTimes, RenameOptions, SmbClient, Tree};
-use std::future::{poll_fn, Future};
+use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::task::Poll;
 use std::time::{Duration, UNIX_EPOCH};
 
 /// What records and manifests call this client.
@@ -840,7 +839,7 @@ enum Done {
 struct SmbQueue<'f> {
     file: &'f mut SmbRustFile,
     slots: Vec<Vec<u8>>,
-    flight: Vec<Option<(bool, Pending)>>,
+    flight: crate::inflight::Flight<Pending>,
 }
 
 async fn read_chunks(
@@ -925,22 +924,7 @@ impl IoQueue for SmbQueue<'_> {
         let flight = &mut self.flight;
         let rt = &self.file.conn.as_ref().expect("connection").rt;
         let next = rt.block_on(async {
-            tokio::time::timeout(
-                CALL_TIMEOUT,
-                poll_fn(|cx| {
-                    for (slot, f) in flight.iter_mut().enumerate() {
-                        if let Some((write, fut)) = f {
-                            if let Poll::Ready(out) = fut.as_mut().poll(cx) {
-                                let write = *write;
-                                *f = None;
-                                return Poll::Ready((slot, write, out));
-                            }
-                        }
-                    }
-                    Poll::Pending
-                }),
-            )
-            .await
+            tokio::time::timeout(CALL_TIMEOUT, crate::inflight::next_done(flight)).await
         });
         let Ok((slot, write, out)) = next else {
             return Err(io::Error::new(

@@ -10,12 +10,11 @@ use super::{io_error, Client, Nfs41File, CALL_TIMEOUT};
 use bytes::Bytes;
 use nfs_rs::WriteOutcome;
 use sharebench_core::backend::{IoQueue, QueuedIo};
-use std::future::{poll_fn, Future};
+use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::task::Poll;
 
 /// What a finished request brings back.
 enum Done {
@@ -29,7 +28,7 @@ type Pending = Pin<Box<dyn Future<Output = nfs_rs::Result<Done>> + Send>>;
 pub(super) struct Nfs41Queue<'f> {
     file: &'f mut Nfs41File,
     slots: Vec<Vec<u8>>,
-    flight: Vec<Option<(bool, Pending)>>,
+    flight: crate::inflight::Flight<Pending>,
 }
 
 impl<'f> Nfs41Queue<'f> {
@@ -120,22 +119,7 @@ impl IoQueue for Nfs41Queue<'_> {
         let flight = &mut self.flight;
         client.busy.fetch_add(1, Ordering::SeqCst);
         let next = client.rt.block_on(async {
-            tokio::time::timeout(
-                CALL_TIMEOUT,
-                poll_fn(|cx| {
-                    for (slot, f) in flight.iter_mut().enumerate() {
-                        if let Some((write, fut)) = f {
-                            if let Poll::Ready(out) = fut.as_mut().poll(cx) {
-                                let write = *write;
-                                *f = None;
-                                return Poll::Ready((slot, write, out));
-                            }
-                        }
-                    }
-                    Poll::Pending
-                }),
-            )
-            .await
+            tokio::time::timeout(CALL_TIMEOUT, crate::inflight::next_done(flight)).await
         });
         client
             .last_ms
