@@ -90,6 +90,8 @@ impl Shared {
 pub struct NfsBackend {
     shown: String,
     version: u32,
+    /// Connections each open file has (`nconnect`).
+    nconnect: u32,
     read_max: u64,
     write_max: u64,
     shared: Arc<Shared>,
@@ -131,6 +133,7 @@ impl NfsBackend {
         Ok(NfsBackend {
             shown: spec.to_string(),
             version,
+            nconnect: t.nconnect,
             read_max: read_max.max(4096),
             write_max: write_max.max(4096),
             shared,
@@ -151,9 +154,17 @@ fn stat_of(s: &Stat64) -> FileStat {
 }
 
 impl NfsBackend {
-    fn handle(&self, file: OpenFile) -> Box<dyn FileHandle> {
-        Box::new(NfsFile {
+    /// The handle of a file just opened; with `nconnect`, the file is opened again (never
+    /// created or truncated) on the further connections, for the queue's requests.
+    fn handle(
+        &self,
+        file: OpenFile,
+        path: &str,
+        flags: libc::c_int,
+    ) -> io::Result<Box<dyn FileHandle>> {
+        let mut h = NfsFile {
             file: Some(file),
+            extra: Vec::new(),
             shared: self.shared.clone(),
             read_max: self.read_max as usize,
             write_max: if self.version == 4 {
@@ -162,7 +173,19 @@ impl NfsBackend {
                 self.write_max as usize
             },
             v4: self.version == 4,
-        })
+        };
+        let again = flags & !(libc::O_CREAT | libc::O_TRUNC | libc::O_EXCL);
+        for _ in 1..self.nconnect {
+            let ctx = self.shared.take()?;
+            match ctx.open(path, again, FILE_MODE) {
+                Ok(f) => h.extra.push(f),
+                Err((ctx, e)) => {
+                    self.shared.give(ctx);
+                    return Err(e);
+                }
+            }
+        }
+        Ok(Box::new(h))
     }
 }
 
@@ -180,10 +203,15 @@ impl Backend for NfsBackend {
             fs_type: Some(fs.into()),
             mount_point: Some(self.shown.clone()),
             mount_options: Some(format!(
-                "vers={},rsize={},wsize={},nocache,one-connection-per-open-file",
+                "vers={},rsize={},wsize={},nocache,{}",
                 if self.version == 4 { "4.0" } else { "3" },
                 self.read_max,
-                self.write_max
+                self.write_max,
+                if self.nconnect > 1 {
+                    format!("nconnect={}-connections-per-open-file", self.nconnect)
+                } else {
+                    "one-connection-per-open-file".to_string()
+                }
             )),
         }
     }
@@ -196,7 +224,7 @@ impl Backend for NfsBackend {
             // libnfs 4.0's NFSv4 OPEN with create fails with NFS4ERR_EXIST when the file
             // exists, so an existing file is opened without O_CREAT first.
             match ctx.open(&path, flags & !libc::O_CREAT, FILE_MODE) {
-                Ok(file) => return Ok(self.handle(file)),
+                Ok(file) => return self.handle(file, &path, flags),
                 Err((c, e)) if e.kind() == io::ErrorKind::NotFound => ctx = c,
                 Err((c, e)) => {
                     self.shared.give(c);
@@ -205,7 +233,7 @@ impl Backend for NfsBackend {
             }
         }
         match ctx.open(&path, flags, FILE_MODE) {
-            Ok(file) => Ok(self.handle(file)),
+            Ok(file) => self.handle(file, &path, flags),
             Err((ctx, e)) => {
                 self.shared.give(ctx);
                 Err(e)
@@ -301,6 +329,8 @@ impl Backend for NfsBackend {
 /// An open NFS file with its own connection; `file` is `None` only after close.
 struct NfsFile {
     file: Option<OpenFile>,
+    /// The same file on the further connections of `nconnect` (queued I/O only).
+    extra: Vec<OpenFile>,
     shared: Arc<Shared>,
     read_max: usize,
     write_max: usize,
@@ -362,24 +392,33 @@ impl FileHandle for NfsFile {
 
     fn queue(&mut self, depth: usize, slot_len: usize) -> io::Result<Box<dyn IoQueue + '_>> {
         let max_write = self.v4.then_some(V4_MAX_WRITE);
-        Ok(Box::new(NfsQueue::new(
-            self.f(),
-            depth,
-            slot_len,
-            max_write,
-        )))
+        let primary = self.file.as_mut().expect("nfs file used after close");
+        let files = std::iter::once(primary)
+            .chain(self.extra.iter_mut())
+            .collect();
+        Ok(Box::new(NfsQueue::new(files, depth, slot_len, max_write)))
     }
 
     fn close(mut self: Box<Self>) -> io::Result<()> {
+        let mut res = Ok(());
+        for file in std::mem::take(&mut self.extra) {
+            let (ctx, r) = file.close();
+            self.shared.give(ctx);
+            res = res.and(r);
+        }
         let file = self.file.take().expect("closed twice");
-        let (ctx, res) = file.close();
+        let (ctx, r) = file.close();
         self.shared.give(ctx);
-        res
+        r.and(res)
     }
 }
 
 impl Drop for NfsFile {
     fn drop(&mut self) {
+        for file in std::mem::take(&mut self.extra) {
+            let (ctx, _) = file.close();
+            self.shared.give(ctx);
+        }
         if let Some(file) = self.file.take() {
             let (ctx, _) = file.close();
             self.shared.give(ctx);

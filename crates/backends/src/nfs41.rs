@@ -255,6 +255,11 @@ impl Nfs41Backend {
                 "target '{spec}': the nfs-rs client here is for version=4.1 only"
             ));
         }
+        if t.nconnect > 1 {
+            return Err(format!(
+                "target '{spec}': nconnect is libnfs's (version=3 or 4.0); nfs-rs keeps one session per target"
+            ));
+        }
         if t.arg("mountport").is_some() {
             return Err(format!(
                 "target '{spec}': mountport is NFSv3's MOUNT service; NFSv4.1 has none"
@@ -807,6 +812,10 @@ mod tests {
         for (spec, needle) in [
             ("nfs://127.0.0.1/x?version=3", "version=4.1 only"),
             ("nfs://127.0.0.1/x?version=4.1&mountport=635", "MOUNT"),
+            (
+                "nfs://127.0.0.1/x?version=4.1&nconnect=2",
+                "nconnect is libnfs's",
+            ),
         ] {
             let e = Nfs41Backend::new(spec).err().unwrap();
             assert!(e.contains(needle), "{spec}: {e}");

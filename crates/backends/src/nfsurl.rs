@@ -35,7 +35,13 @@ pub struct Target {
     pub version: Version,
     /// Extra numeric arguments, validated (uid, gid, mountport, nfsport).
     pub args: Vec<(String, String)>,
+    /// TCP connections per open file (`nconnect=N`, libnfs only; 1 by default), as Linux's
+    /// `nconnect` mount option spreads a mount's requests over several connections.
+    pub nconnect: u32,
 }
+
+/// The most connections per open file `nconnect` takes (Linux's limit too).
+pub const MAX_NCONNECT: u32 = 16;
 
 impl Target {
     /// The numeric argument `key`, when given.
@@ -88,6 +94,7 @@ pub fn parse(spec: &str) -> Result<Target, String> {
         path: trimmed.to_string(),
         version: Version::V3,
         args: Vec::new(),
+        nconnect: 1,
     };
     for kv in query.split('&').filter(|s| !s.is_empty()) {
         let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
@@ -120,9 +127,20 @@ pub fn parse(spec: &str) -> Result<Target, String> {
                 }
                 t.args.push((k.to_string(), v.to_string()));
             }
+            "nconnect" => {
+                t.nconnect = v
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|n| (1..=MAX_NCONNECT).contains(n))
+                    .ok_or_else(|| {
+                        bad(&format!(
+                            "nconnect takes 1 to {MAX_NCONNECT} connections, not '{v}'"
+                        ))
+                    })?;
+            }
             _ => {
                 return Err(bad(&format!(
-                    "unknown argument '{k}' (known: version, uid, gid, nfsport, mountport)"
+                    "unknown argument '{k}' (known: version, uid, gid, nfsport, mountport, nconnect)"
                 )))
             }
         }
@@ -151,6 +169,8 @@ mod tests {
         );
         assert_eq!(parse("nfs://h/x").unwrap().version, Version::V3);
         assert_eq!(parse("nfs://h/?version=3").unwrap().path, "/");
+        assert_eq!(parse("nfs://h/x").unwrap().nconnect, 1);
+        assert_eq!(parse("nfs://h/x?nconnect=4").unwrap().nconnect, 4);
     }
 
     #[test]
@@ -190,6 +210,8 @@ mod tests {
             ("nfs://h/x?version=4.1&uid=root", "needs a number"),
             ("nfs://h:1/x?nfsport=2", "either"),
             ("nfs://h/x?uid=1&uid=2", "twice"),
+            ("nfs://h/x?nconnect=0", "1 to 16"),
+            ("nfs://h/x?nconnect=17", "1 to 16"),
         ] {
             let e = parse(spec).unwrap_err();
             assert!(e.contains(needle), "{spec}: {e}");

@@ -422,6 +422,14 @@ fn nfs_every_operation_verifies_against_ganesha() {
         assert_eq!(r["iodepth"], want, "{r}");
     }
     assert_no_workdir(&g.export);
+    // nconnect=4: each file open on four connections, the queue's requests spread over them.
+    let recs = every_op_verified_with(
+        &format!("{}&nconnect=4", g.v3_url()),
+        None,
+        &["--iodepth", "8"],
+    );
+    assert!(recs.iter().any(|r| r["iodepth"] == 8));
+    assert_no_workdir(&g.export);
 
     // NFSv4.1 through nfs-rs (one session, every COMPOUND led by SEQUENCE): every operation
     // verified, writes of any size. This Ganesha announces itself as a pNFS metadata server

@@ -5,8 +5,10 @@
 //! callback finds its slot through a token whose address is fixed for the queue's life,
 //! and dropping the queue waits for every request still in flight (or, if the connection
 //! is lost, leaves the memory allocated, since a late callback may still write it).
-//! Not: several connections per file (nconnect), vectored calls (a vectored request is one
-//! READ or WRITE of its whole length, which libnfs splits at the server's maximum).
+//! With `nconnect`, the file is open on several connections and requests go to them in
+//! turn; the queue polls every connection's socket.
+//! Not: vectored calls (a vectored request is one READ or WRITE of its whole length, which
+//! libnfs splits at the server's maximum).
 
 use super::libnfs::{OpenFile, RawContext, RawFh};
 use sharebench_core::backend::{IoQueue, QueuedIo};
@@ -107,9 +109,12 @@ unsafe extern "C" fn on_reply(
     state.ready.push_back((slot, res));
 }
 
-/// Up to `depth` requests in flight on one file's connection.
+/// Up to `depth` requests in flight on one file's connections.
 pub struct NfsQueue<'f> {
-    file: &'f mut OpenFile,
+    /// The file, open on each of its connections (one unless `nconnect`).
+    files: Vec<&'f mut OpenFile>,
+    /// The connection the next request goes to.
+    next: usize,
     /// Owned through a raw pointer (from `Box::into_raw`) because callbacks write it while
     /// the queue is borrowed; freed in Drop once nothing is in flight.
     state: *mut State,
@@ -120,11 +125,12 @@ pub struct NfsQueue<'f> {
 
 impl<'f> NfsQueue<'f> {
     pub fn new(
-        file: &'f mut OpenFile,
+        files: Vec<&'f mut OpenFile>,
         depth: usize,
         slot_len: usize,
         max_write: Option<usize>,
     ) -> NfsQueue<'f> {
+        assert!(!files.is_empty(), "a queue needs an open file");
         let state = Box::into_raw(Box::new(State {
             bufs: vec![vec![0xA5; slot_len]; depth],
             asked: vec![(false, 0); depth],
@@ -133,7 +139,8 @@ impl<'f> NfsQueue<'f> {
         }));
         let tokens = (0..depth).map(|slot| Token { state, slot }).collect();
         NfsQueue {
-            file,
+            files,
+            next: 0,
             state,
             tokens,
             max_write,
@@ -145,19 +152,25 @@ impl<'f> NfsQueue<'f> {
         unsafe { (*self.state).in_flight }
     }
 
-    /// Waits up to 100 ms for the connection to be ready and lets libnfs handle it, which
-    /// runs the callbacks of the replies that arrived. An error means the connection is lost.
+    /// Waits up to 100 ms for any connection to be ready and lets libnfs handle each, which
+    /// runs the callbacks of the replies that arrived. An error means a connection is lost.
     fn service(&mut self) -> io::Result<()> {
-        let (ctx, _) = self.file.raw();
-        // SAFETY: `ctx` is the file's live context, used from this thread only.
-        let (fd, events) = unsafe { (nfs_get_fd(ctx), nfs_which_events(ctx)) };
-        let mut pfd = libc::pollfd {
-            fd,
-            events: events as libc::c_short,
-            revents: 0,
-        };
-        // SAFETY: one valid pollfd.
-        let rc = unsafe { libc::poll(&mut pfd, 1, 100) };
+        let mut pfds: Vec<libc::pollfd> = self
+            .files
+            .iter()
+            .map(|f| {
+                let (ctx, _) = f.raw();
+                // SAFETY: `ctx` is the file's live context, used from this thread only.
+                let (fd, events) = unsafe { (nfs_get_fd(ctx), nfs_which_events(ctx)) };
+                libc::pollfd {
+                    fd,
+                    events: events as libc::c_short,
+                    revents: 0,
+                }
+            })
+            .collect();
+        // SAFETY: `pfds` is a valid array of that many pollfds.
+        let rc = unsafe { libc::poll(pfds.as_mut_ptr(), pfds.len() as libc::nfds_t, 100) };
         if rc < 0 {
             let e = io::Error::last_os_error();
             return if e.kind() == io::ErrorKind::Interrupted {
@@ -166,10 +179,16 @@ impl<'f> NfsQueue<'f> {
                 Err(e)
             };
         }
-        let revents = if rc == 0 { 0 } else { c_int::from(pfd.revents) };
-        // SAFETY: as above; callbacks it runs write only the state (see `on_reply`).
-        if unsafe { nfs_service(ctx, revents) } < 0 {
-            return Err(self.file.ctx().error("service", "connection", -libc::EIO));
+        for (f, p) in self.files.iter().zip(&pfds) {
+            // A timed-out poll services every connection (libnfs's own timeouts run there).
+            if rc > 0 && p.revents == 0 {
+                continue;
+            }
+            let (ctx, _) = f.raw();
+            // SAFETY: as above; callbacks it runs write only the state (see `on_reply`).
+            if unsafe { nfs_service(ctx, c_int::from(p.revents)) } < 0 {
+                return Err(f.ctx().error("service", "connection", -libc::EIO));
+            }
         }
         Ok(())
     }
@@ -197,7 +216,9 @@ impl IoQueue for NfsQueue<'_> {
                 ));
             }
         }
-        let (ctx, fh) = self.file.raw();
+        let file = &self.files[self.next % self.files.len()];
+        self.next = self.next.wrapping_add(1);
+        let (ctx, fh) = file.raw();
         let token = &mut self.tokens[io.slot] as *mut Token as *mut c_void;
         // SAFETY: the state is live; the slot is free, so no callback touches it now.
         let buf = unsafe {
@@ -223,7 +244,7 @@ impl IoQueue for NfsQueue<'_> {
             }
         };
         if rc < 0 {
-            return Err(self.file.ctx().error("queue", "request", rc));
+            return Err(file.ctx().error("queue", "request", rc));
         }
         // SAFETY: as above.
         unsafe { (*self.state).in_flight += 1 };
