@@ -126,20 +126,8 @@ impl Backend for GlusterBackend {
     }
 
     fn open(&self, path: &str, how: OpenOptions) -> io::Result<Box<dyn FileHandle>> {
-        let mut flags = match (how.read, how.write) {
-            (_, false) => libc::O_RDONLY,
-            (false, true) => libc::O_WRONLY,
-            (true, true) => libc::O_RDWR,
-        };
-        if how.create {
-            flags |= libc::O_CREAT;
-        }
-        if how.truncate {
-            flags |= libc::O_TRUNC;
-        }
-        if how.sync {
-            flags |= libc::O_SYNC;
-        }
+        let mut flags = crate::open_flags(how);
+        // gfapi takes O_DIRECT too (the C client libraries have no meaning for it).
         if how.direct {
             flags |= libc::O_DIRECT;
         }

@@ -30,6 +30,26 @@ where
     .await
 }
 
+/// [`next_done`] on `rt`, bounded by `limit`: a wait that long with no reply is an error
+/// naming `client`.
+pub(crate) fn wait_next<F>(
+    rt: &tokio::runtime::Runtime,
+    flight: &mut Flight<F>,
+    limit: std::time::Duration,
+    client: &str,
+) -> std::io::Result<(usize, bool, F::Output)>
+where
+    F: Future + Unpin,
+{
+    rt.block_on(async { tokio::time::timeout(limit, next_done(flight)).await })
+        .map_err(|_| {
+            std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                format!("{client}: no reply within {} s", limit.as_secs()),
+            )
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -132,7 +132,7 @@ fn open_smb_rust(spec: &str) -> Result<Arc<dyn Backend>, String> {
 
 /// POSIX open(2) flags for `how`, as the C client libraries take them (O_DIRECT has no
 /// meaning for them and is left out).
-#[cfg(any(feature = "nfs", feature = "smb"))]
+#[cfg(any(feature = "nfs", feature = "smb", feature = "gluster"))]
 pub(crate) fn open_flags(how: sharebench_core::backend::OpenOptions) -> libc::c_int {
     let mut flags = match (how.read, how.write) {
         (_, false) => libc::O_RDONLY,

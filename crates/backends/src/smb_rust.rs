@@ -923,15 +923,7 @@ impl IoQueue for SmbQueue<'_> {
         }
         let flight = &mut self.flight;
         let rt = &self.file.conn.as_ref().expect("connection").rt;
-        let next = rt.block_on(async {
-            tokio::time::timeout(CALL_TIMEOUT, crate::inflight::next_done(flight)).await
-        });
-        let Ok((slot, write, out)) = next else {
-            return Err(io::Error::new(
-                io::ErrorKind::TimedOut,
-                format!("smb: no reply within {} s", CALL_TIMEOUT.as_secs()),
-            ));
-        };
+        let (slot, write, out) = crate::inflight::wait_next(rt, flight, CALL_TIMEOUT, "smb")?;
         let op = if write { "write" } else { "read" };
         let res = match out {
             Err(e) => Err(io_error(op, &self.file.path, e)),

@@ -118,19 +118,12 @@ impl IoQueue for Nfs41Queue<'_> {
         let client = self.file.client.clone();
         let flight = &mut self.flight;
         client.busy.fetch_add(1, Ordering::SeqCst);
-        let next = client.rt.block_on(async {
-            tokio::time::timeout(CALL_TIMEOUT, crate::inflight::next_done(flight)).await
-        });
+        let next = crate::inflight::wait_next(&client.rt, flight, CALL_TIMEOUT, "nfs4.1");
         client
             .last_ms
             .store(client.born.elapsed().as_millis() as u64, Ordering::SeqCst);
         client.busy.fetch_sub(1, Ordering::SeqCst);
-        let Ok((slot, write, out)) = next else {
-            return Err(io::Error::new(
-                io::ErrorKind::TimedOut,
-                format!("nfs4.1: no reply within {} s", CALL_TIMEOUT.as_secs()),
-            ));
-        };
+        let (slot, write, out) = next?;
         let op = if write { "write" } else { "read" };
         let res = match out {
             Err(e) => Err(io_error(op, &self.file.path, e)),
