@@ -7,10 +7,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-target/release/sharebench}
 ROUNDS=${ROUNDS:-5}
-# BENCH_ONLY=fio,native,workloads,mpi,repro,flip,iozone,iodepth runs only the named sections
+# BENCH_ONLY=fio,native,workloads,mpi,repro,flip,iozone,iodepth,load runs only the named sections
 # (default: all). The iozone section needs IOZONE=/path/to/iozone (3.5, built outside the
 # repository).
-BENCH_ONLY=${BENCH_ONLY:-fio,native,workloads,mpi,repro,flip,iozone,iodepth}
+BENCH_ONLY=${BENCH_ONLY:-fio,native,workloads,mpi,repro,flip,iozone,iodepth,load}
 want() { [[ ",$BENCH_ONLY," == *",$1,"* ]]; }
 WORK=$(mktemp -d /dev/shm/sharebench-bench.XXXXXX)
 OUT=$(mktemp -d /tmp/sharebench-bench-out.XXXXXX)
@@ -474,3 +474,35 @@ for where, label in (("disk", "disk, O_DIRECT"), ("tmpfs", "tmpfs, page cache"))
 PY
 }
 if want iodepth; then iodepth_bench; fi
+
+# The load generator must not become the bottleneck (issue 14): one load point on tmpfs at
+# the same total rate, by 1 worker and by 16, interleaved; client CPU per request of 16
+# workers over 1 worker's (target: at most 1.2x).
+load_bench() {
+  local rows="$OUT/load.rows" rate=${LOAD_RATE:-4000}
+  : >"$rows"
+  for i in $(seq "$ROUNDS"); do
+    for t in 1 16; do
+      rm -rf "$OUT/load.sb"
+      "$BIN" run -w load --mix build -t "$t" --rate-start "$rate" --points 1 --point-time 2s \
+        -n 1 --out "$OUT/load.sb" "$WORK" >/dev/null 2>&1 \
+        || { echo "load: sharebench run failed"; return 0; }
+      python3 -c 'import json,sys; r=[json.loads(l) for l in open(sys.argv[1])][0]; print(sys.argv[2], r["cpu_total_s"]/r["count"]*1e6, r["ops_per_s"]/r["requested_ops_s"], r["lat_p99_us"])' \
+        "$OUT/load.sb/results.jsonl" "$t" >>"$rows"
+    done
+  done
+  python3 - "$rows" "$rate" <<'PY'
+import statistics as st, sys
+rows = [l.split() for l in open(sys.argv[1])]
+one = [r for r in rows if r[0] == "1"]
+many = [r for r in rows if r[0] == "16"]
+q = sorted(float(m[1]) / float(o[1]) for o, m in zip(one, many))
+cpu = lambda rs: st.median(float(r[1]) for r in rs)
+kept = lambda rs: min(float(r[2]) for r in rs)
+p99 = lambda rs: st.median(float(r[3]) for r in rs)
+print(f"{'load point, build mix, ' + sys.argv[2] + '/s on tmpfs':<40} CPU/request 1 worker {cpu(one):6.1f} us"
+      f"  16 workers {cpu(many):6.1f} us  ratio {st.median(q):.2f}x (range {q[0]:.2f}-{q[-1]:.2f}, target <= 1.2x),"
+      f" achieved/asked >= {min(kept(one), kept(many)):.3f}, p99 {p99(one):.0f}/{p99(many):.0f} us, {len(q)} interleaved rounds")
+PY
+}
+if want load; then load_bench; fi

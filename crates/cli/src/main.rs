@@ -10,6 +10,7 @@ mod install_files;
 mod iozone;
 mod lab_cmd;
 #[cfg(feature = "mpi")]
+mod mixes;
 mod mpi_ranks;
 mod placement;
 mod progress;

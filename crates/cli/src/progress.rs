@@ -1,5 +1,5 @@
-//! Progress with ETA on stderr, in bytes: a bar on a terminal; without one (CI logs,
-//! nohup), a plain line every `LINE_EVERY`; nothing with `--quiet`.
+//! Progress with ETA on stderr, in bytes (or load points): a bar on a terminal; without
+//! one (CI logs, nohup), a plain line every `LINE_EVERY`; nothing with `--quiet`.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::{IsTerminal, Write};
@@ -16,6 +16,7 @@ pub struct Progress {
 
 /// Progress told in lines.
 struct Lines {
+    points: bool,
     total: u64,
     done: u64,
     started: Instant,
@@ -46,15 +47,19 @@ impl Lines {
         format!(
             "sharebench: {:.0}% of {} in {}{left}: {what}",
             share * 100.0,
-            sharebench_report::format::size(self.total),
+            if self.points {
+                format!("{} load points", self.total)
+            } else {
+                sharebench_report::format::size(self.total)
+            },
             mins_secs(elapsed)
         )
     }
 }
 
 impl Progress {
-    /// Progress over `total_bytes`; `quiet` says nothing at all.
-    pub fn new(total_bytes: u64, quiet: bool) -> Self {
+    /// Progress over `total_bytes` (load points when `points`); `quiet` says nothing.
+    pub fn new(total_bytes: u64, points: bool, quiet: bool) -> Self {
         if quiet {
             return Progress {
                 bar: None,
@@ -66,6 +71,7 @@ impl Progress {
             return Progress {
                 bar: None,
                 lines: Some(Mutex::new(Lines {
+                    points,
                     total: total_bytes,
                     done: 0,
                     started: now,
@@ -75,9 +81,11 @@ impl Progress {
         }
         let bar = ProgressBar::with_draw_target(Some(total_bytes), ProgressDrawTarget::stderr());
         bar.set_style(
-            ProgressStyle::with_template(
-                "{spinner} [{elapsed_precise}] {wide_bar} {bytes}/{total_bytes} ETA {eta} {msg}",
-            )
+            ProgressStyle::with_template(if points {
+                "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} load points ETA {eta} {msg}"
+            } else {
+                "{spinner} [{elapsed_precise}] {wide_bar} {bytes}/{total_bytes} ETA {eta} {msg}"
+            })
             .expect("static template")
             .progress_chars("=> "),
         );
@@ -143,6 +151,7 @@ mod tests {
     #[test]
     fn a_line_says_how_far_how_long_and_how_much_is_left() {
         let l = Lines {
+            points: false,
             total: 4 << 30,
             done: 1 << 30,
             started: Instant::now() - Duration::from_secs(30),

@@ -39,6 +39,17 @@ pub struct ReportArgs {
     /// "equivalent" (default 5; see docs/statistics.md)
     #[arg(long, value_name = "PCT", value_parser = crate::run_cmd::parse_percent)]
     pub threshold: Option<f64>,
+    /// Load curves (--workload load): report the highest valid rate whose p99 latency
+    /// stays under this bound, e.g. 10ms
+    #[arg(long, value_name = "TIME", value_parser = parse_bound)]
+    pub latency_bound: Option<f64>,
+}
+
+fn parse_bound(text: &str) -> Result<f64, String> {
+    match crate::run_cmd::parse_seconds(text)? {
+        s if s > 0.0 => Ok(s * 1e6),
+        _ => Err(format!("'{text}' must be above 0")),
+    }
 }
 
 pub fn main(args: ReportArgs) -> CliResult<()> {
@@ -63,6 +74,7 @@ pub fn main(args: ReportArgs) -> CliResult<()> {
         threshold_pct: args
             .threshold
             .unwrap_or(sharebench_report::compare::DEFAULT_THRESHOLD_PCT),
+        latency_bound_us: args.latency_bound,
     };
     sharebench_report::check_out_dir(&req.out).map_err(|e| CliError::usage(e.0))?;
     let started = std::time::Instant::now();

@@ -7,8 +7,8 @@ use crate::summary;
 use clap::{Args, ValueEnum};
 use sharebench_core::op::{parse_op_list, Op};
 use sharebench_core::plan::{
-    self, AutoReps, CachePolicy, MetadataParams, Plan, Prealloc, PreallocHints, SmallfilesParams,
-    StreamParams, Timing, Workload,
+    self, AutoReps, CachePolicy, LoadParams, MetadataParams, Plan, Prealloc, PreallocHints,
+    SmallfilesParams, StreamParams, Timing, Workload,
 };
 use sharebench_core::record::{Record, Scope, Status};
 use sharebench_core::size::{parse_size, parse_size_list, BareUnit};
@@ -79,7 +79,8 @@ pub struct RunArgs {
     /// Samples of every measurement, one record each, interleaved across targets: `auto`
     /// (the default for one client) samples each cell until the 95% interval of every
     /// target's median is within --ci-width (at least 6 samples, at most --max-reps, within
-    /// --max-cell-time); N takes exactly N (a multi-client run's default: 3)
+    /// --max-cell-time); N takes exactly N (the default of a multi-client run and of
+    /// --workload load: 3)
     #[arg(short = 'n', long, value_name = "auto|N", value_parser = parse_reps)]
     pub reps: Option<Reps>,
 
@@ -219,6 +220,28 @@ pub struct RunArgs {
     /// stream: the server-side mitigation when a write extends a file
     #[arg(long, value_enum, default_value_t = PreallocArg::None)]
     pub prealloc: PreallocArg,
+
+    /// load: the mix, a shipped one by name (build, genomics, media) or a TOML file
+    /// (docs/workloads.md says how to write one)
+    #[arg(long, value_name = "NAME|FILE")]
+    pub mix: Option<String>,
+
+    /// load: requests per second of the first load point, over every worker (--threads)
+    #[arg(long, value_name = "RATE", default_value_t = 200.0)]
+    pub rate_start: f64,
+
+    /// load: what each next point adds to the rate; default: --rate-start
+    #[arg(long, value_name = "RATE")]
+    pub rate_step: Option<f64>,
+
+    /// load: the most load points; a target's curve ends at its first invalid one (achieved
+    /// below 99% of requested)
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub points: u32,
+
+    /// load: how long each load point issues requests
+    #[arg(long, value_name = "TIME", default_value = "2s", value_parser = parse_seconds)]
+    pub point_time: f64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -227,6 +250,7 @@ pub enum WorkloadArg {
     Metadata,
     Smallfiles,
     Stream,
+    Load,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -407,6 +431,22 @@ fn build_workload(a: &RunArgs) -> CliResult<Workload> {
                 PreallocArg::ZeroFill => Prealloc::ZeroFill,
             },
         }),
+        WorkloadArg::Load => {
+            let name = a.mix.as_deref().ok_or_else(|| {
+                CliError::usage(format!(
+                    "--workload load needs --mix: one of {} or a TOML file",
+                    crate::mixes::NAMES.join(", ")
+                ))
+            })?;
+            Workload::Load(LoadParams {
+                mix: crate::mixes::load(name)?,
+                rate_start: a.rate_start,
+                rate_step: a.rate_step.unwrap_or(a.rate_start),
+                points: a.points,
+                point_seconds: a.point_time,
+                seed: a.seed,
+            })
+        }
     })
 }
 
@@ -428,9 +468,22 @@ fn check_workload_options(a: &RunArgs) -> CliResult<()> {
     {
         return wrong("--bitrate, --prealloc-hints and --prealloc", "stream");
     }
-    if w != WorkloadArg::Iozone && (a.auto || a.threads > 1 || a.mmap || a.verify) {
+    if w == WorkloadArg::Load && a.reps == Some(Reps::Auto) {
         return Err(CliError::usage(
-            "--auto, --threads, --mmap and --verify are for --workload iozone (streams: --streams)",
+            "--reps auto settles one figure; a load curve has one per point: give --reps N",
+        ));
+    }
+    if a.mix.is_some() && w != WorkloadArg::Load {
+        return wrong("--mix", "load");
+    }
+    if w != WorkloadArg::Iozone && (a.auto || a.mmap || a.verify) {
+        return Err(CliError::usage(
+            "--auto, --mmap and --verify are for --workload iozone",
+        ));
+    }
+    if a.threads > 1 && !matches!(w, WorkloadArg::Iozone | WorkloadArg::Load) {
+        return Err(CliError::usage(
+            "--threads is for --workload iozone and load (streams: --streams)",
         ));
     }
     if a.with_rsync {
@@ -466,6 +519,7 @@ pub fn check_targets_space(plan: &Plan, targets: &[String]) -> CliResult<()> {
         Workload::Metadata(m) => m.needs(),
         Workload::Smallfiles(s) => s.needs(),
         Workload::Stream(s) => s.needs(),
+        Workload::Load(l) => l.needs(plan.threads),
     };
     for t in targets.iter().filter(|t| !t.starts_with("lab:")) {
         // A target that cannot be opened is reported by the session, in its own words.
@@ -488,7 +542,7 @@ pub fn check_targets_space(plan: &Plan, targets: &[String]) -> CliResult<()> {
 pub const DEFAULT_MIN_SAMPLE_TIME: &str = "100ms";
 
 /// A time such as `50ms`, `0.2s` or `0`, in seconds.
-fn parse_seconds(text: &str) -> Result<f64, String> {
+pub fn parse_seconds(text: &str) -> Result<f64, String> {
     let t = text.trim();
     let (number, scale) = if let Some(n) = t.strip_suffix("us") {
         (n, 1e-6)
@@ -539,9 +593,19 @@ pub(crate) fn parse_percent(text: &str) -> Result<f64, String> {
     }
 }
 
+/// Repetitions of a load curve when not told.
+const LOAD_REPS: u32 = 3;
+
 /// The plan's sample count and `--reps auto` rule.
 fn reps_of(a: &RunArgs) -> (u32, Option<AutoReps>) {
-    match a.reps.unwrap_or(Reps::Auto) {
+    // A load curve is many points, each its own figure: the curve is repeated a fixed
+    // number of times (its points' medians), not until one figure settles.
+    let default = if a.workload == WorkloadArg::Load {
+        Reps::Exactly(LOAD_REPS)
+    } else {
+        Reps::Auto
+    };
+    match a.reps.unwrap_or(default) {
         Reps::Exactly(n) => (n, None),
         Reps::Auto => (
             a.max_reps,
@@ -577,6 +641,7 @@ pub fn build_plan(a: &RunArgs) -> CliResult<Plan> {
             },
             client_cache: a.client_cache,
             iodepth: a.iodepth,
+            threads: a.threads,
             ..Plan::default()
         };
         plan.validate().map_err(CliError::usage)?;
@@ -676,6 +741,8 @@ pub fn main(mut args: RunArgs, cluster: Option<&dyn session::Cluster>) -> CliRes
             out,
             "(rep CV%: the median over cells of the run-to-run variation across repetitions; - = one repetition, nothing to vary)"
         );
+    } else if matches!(plan.workload, Workload::Load(_)) {
+        summary::print_load(&result.records, &mut out);
     } else {
         print_workload_summary(&result.records, &mut out);
     }

@@ -618,7 +618,11 @@ pub fn execute(spec: SessionSpec, on_record: &mut dyn FnMut(&Record)) -> CliResu
     };
     let total = spec.plan.bytes_per_pass() * u64::from(samples) * targets.len() as u64;
     // Rank 0 speaks for a multi-client run.
-    let progress = Progress::new(total, spec.quiet || out_dir.is_none());
+    let progress = Progress::new(
+        total,
+        spec.plan.progress_in_points(),
+        spec.quiet || out_dir.is_none(),
+    );
     let mut observer = SessionObserver {
         writer,
         progress: &progress,

@@ -106,3 +106,61 @@ pub fn print(records: &[Record], out: &mut dyn Write) {
         );
     }
 }
+
+/// The terminal summary of the load workload: per target, one line per load point with the
+/// requested and achieved rates, latency (from the schedule), throughput and client CPU per
+/// request; medians over repetitions, and a point counts as valid when every repetition
+/// was.
+pub fn print_load(records: &[Record], out: &mut dyn Write) {
+    // (target, point) -> records over repetitions
+    let mut points: BTreeMap<(String, u32), Vec<&Record>> = BTreeMap::new();
+    let mut order: Vec<&str> = Vec::new();
+    for r in records
+        .iter()
+        .filter(|r| r.status == Status::Ok && r.scope != Scope::Worker && r.op == "load")
+    {
+        if !order.contains(&r.target.as_str()) {
+            order.push(&r.target);
+        }
+        let point = r.figures.load_point.unwrap_or(0);
+        points.entry((r.target.clone(), point)).or_default().push(r);
+    }
+    for target in order {
+        let mix = records
+            .iter()
+            .find_map(|r| {
+                (r.target == target)
+                    .then(|| r.figures.mix.clone())
+                    .flatten()
+            })
+            .unwrap_or_default();
+        let _ = writeln!(out, "{target}: load mix {mix}");
+        let _ = writeln!(
+            out,
+            "  {:>6} {:>10} {:>10} {:>9} {:>9} {:>9} {:>9} {:>8}  valid",
+            "point", "asked/s", "done/s", "p50 ms", "p99 ms", "svc p99", "MiB/s", "CPU µs"
+        );
+        for ((_, point), recs) in points.iter().filter(|((t, _), _)| t == target) {
+            let med =
+                |f: fn(&Record) -> f64| median(&recs.iter().map(|r| f(r)).collect::<Vec<_>>());
+            let valid = recs.iter().all(|r| r.figures.valid == Some(true));
+            let _ = writeln!(
+                out,
+                "  {:>6} {:>10.0} {:>10.0} {:>9.3} {:>9.3} {:>9.3} {:>9.1} {:>8.1}  {}",
+                point + 1,
+                med(|r| r.figures.requested_ops_s.unwrap_or(0.0)),
+                med(|r| r.figures.ops_per_s.unwrap_or(0.0)),
+                med(|r| r.latency.lat_p50_us) / 1000.0,
+                med(|r| r.latency.lat_p99_us) / 1000.0,
+                med(|r| r.figures.service_p99_us.unwrap_or(0.0)) / 1000.0,
+                med(|r| r.throughput_kib_s) / 1024.0,
+                med(|r| r.cpu_total_s / r.figures.count.unwrap_or(0).max(1) as f64) * 1e6,
+                if valid { "yes" } else { "no" },
+            );
+        }
+    }
+    let _ = writeln!(
+        out,
+        "(latency from when each request was due; svc p99: from when it was issued; CPU µs: this process's CPU per request; valid: achieved at least 99% of asked)"
+    );
+}

@@ -54,6 +54,128 @@ fn assert_nothing_left(server_pids: &[i64]) {
     assert!(!std::path::Path::new(LAB).exists(), "{LAB} left");
 }
 
+/// The lab's NFS-Ganesha: the one ganesha.nfsd in replica1's network namespace.
+fn lab_ganesha() -> nix::unistd::Pid {
+    let replica1 = std::fs::metadata("/run/netns/sblab-replica1").unwrap();
+    let ganesha: Vec<i32> = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+        .filter(|pid: &i32| {
+            std::fs::read_to_string(format!("/proc/{pid}/comm"))
+                .is_ok_and(|c| c.trim() == "ganesha.nfsd")
+                && std::fs::metadata(format!("/proc/{pid}/ns/net")).is_ok_and(|m| {
+                    std::os::unix::fs::MetadataExt::ino(&m)
+                        == std::os::unix::fs::MetadataExt::ino(&replica1)
+                })
+        })
+        .collect();
+    assert_eq!(ganesha.len(), 1, "{ganesha:?}");
+    nix::unistd::Pid::from_raw(ganesha[0])
+}
+
+/// The load workload on lab targets: a curve that steps until a point is invalid, and a
+/// server paused for 100 ms (SIGSTOP of the lab's own Ganesha, every second of a point)
+/// that shows in p99 counted from the schedule but hardly from when requests were issued.
+fn load_curves_and_a_stall(lab_targets: &[&str]) {
+    let scratch = shm_dir();
+    let out = scratch.path().join("curve");
+    let mut args = vec![
+        "run",
+        "-w",
+        "load",
+        "--mix",
+        "build",
+        "--rate-start",
+        "200",
+        "--rate-step",
+        "120",
+        "--points",
+        "40",
+        "--point-time",
+        "2s",
+        "-n",
+        "1",
+        "-o",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(lab_targets);
+    let o = run(&args);
+    assert!(o.status.success(), "load on lab targets: {}", stderr(&o));
+    let recs = records(&out);
+    for t in lab_targets {
+        let points: Vec<&serde_json::Value> = recs
+            .iter()
+            .filter(|r| r["target"] == *t && r["op"] == "load")
+            .collect();
+        for r in &points {
+            eprintln!(
+                "{t} point {}: asked {} done {} p99 {} us, {}",
+                r["load_point"], r["requested_ops_s"], r["ops_per_s"], r["lat_p99_us"], r["note"]
+            );
+        }
+        assert!(points.len() >= 10, "{t}: {} load points", points.len());
+        let first = points[0];
+        let kept =
+            first["ops_per_s"].as_f64().unwrap() / first["requested_ops_s"].as_f64().unwrap();
+        assert!((kept - 1.0).abs() <= 0.01, "{t} first point: {first}");
+        assert_eq!(first["valid"], true, "{first}");
+        let last = points.last().unwrap();
+        assert_eq!(
+            last["valid"],
+            false,
+            "{t}: no invalid point in {} points",
+            points.len()
+        );
+        assert!(first["server_cpu_s"].as_f64().is_some(), "{first}");
+    }
+
+    let out = scratch.path().join("stall");
+    let child = bin()
+        .args([
+            "run",
+            "-w",
+            "load",
+            "--mix",
+            "build",
+            "--rate-start",
+            "400",
+            "--points",
+            "1",
+            "--point-time",
+            "4s",
+            "-n",
+            "1",
+            "-q",
+            "-o",
+            out.to_str().unwrap(),
+            "lab:nfs3",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let ganesha = lab_ganesha();
+    for _ in 0..6 {
+        std::thread::sleep(Duration::from_millis(900));
+        nix::sys::signal::kill(ganesha, nix::sys::signal::Signal::SIGSTOP).unwrap();
+        std::thread::sleep(Duration::from_millis(100));
+        nix::sys::signal::kill(ganesha, nix::sys::signal::Signal::SIGCONT).unwrap();
+    }
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = records(&out)
+        .into_iter()
+        .find(|r| r["op"] == "load")
+        .unwrap();
+    let (due, issued) = (
+        r["lat_p99_us"].as_f64().unwrap(),
+        r["service_p99_us"].as_f64().unwrap(),
+    );
+    eprintln!("stalled point: p99 from the schedule {due} us, from issue {issued} us");
+    assert!(due >= 30_000.0, "the stalls do not show in p99: {r}");
+    assert!(due >= 3.0 * issued, "{r}");
+}
+
 #[test]
 fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything() {
     require_root();
@@ -498,6 +620,8 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
         );
     }
 
+    load_curves_and_a_stall(&["lab:nfs3", "lab:smb"]);
+
     // A server killed during a run: a clear error for its target, the other target runs to
     // the end, every record stays.
     let out4 = shm_dir();
@@ -512,25 +636,7 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
     let out5 = shm_dir();
     let out_dir5 = out5.path().join("r");
     let child = run_until_first_record(&out_dir5, &["lab:nfs3", "lab:smb"]);
-    let replica1 = std::fs::metadata("/run/netns/sblab-replica1").unwrap();
-    let ganesha: Vec<i32> = std::fs::read_dir("/proc")
-        .unwrap()
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
-        .filter(|pid: &i32| {
-            std::fs::read_to_string(format!("/proc/{pid}/comm"))
-                .is_ok_and(|c| c.trim() == "ganesha.nfsd")
-                && std::fs::metadata(format!("/proc/{pid}/ns/net")).is_ok_and(|m| {
-                    std::os::unix::fs::MetadataExt::ino(&m)
-                        == std::os::unix::fs::MetadataExt::ino(&replica1)
-                })
-        })
-        .collect();
-    assert_eq!(ganesha.len(), 1, "{ganesha:?}");
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(ganesha[0]),
-        nix::sys::signal::Signal::SIGKILL,
-    )
-    .unwrap();
+    nix::sys::signal::kill(lab_ganesha(), nix::sys::signal::Signal::SIGKILL).unwrap();
     assert_gave_up(child, &out_dir5, "lab:nfs3", "lab:smb");
     // Back as it was: the rest of replica1 goes down and the lab starts it again.
     assert!(lab(&["crash", "replica1"]).status.success());

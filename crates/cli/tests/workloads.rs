@@ -493,3 +493,69 @@ fn metadata_and_smallfiles_on_loop_mounted_ext3_and_xfs() {
     assert_no_workdir(&ext3.dir);
     assert_no_workdir(&xfs.dir);
 }
+
+/// The load workload on tmpfs: ten load points stepping the rate, each valid and within 1%
+/// of its rate at these low loads, one record per point; bad mixes are one line.
+#[test]
+fn load_points_on_tmpfs_keep_their_rate() {
+    let t = shm_dir();
+    let scratch = tempfile::tempdir().unwrap();
+    let out = scratch.path().join("load");
+    let o = run(&[
+        "run",
+        "-w",
+        "load",
+        "--mix",
+        "build",
+        "-t",
+        "2",
+        "--rate-start",
+        "400",
+        "--rate-step",
+        "400",
+        "--points",
+        "10",
+        "--point-time",
+        "1s",
+        "-n",
+        "1",
+        "-o",
+        out.to_str().unwrap(),
+        t.path().to_str().unwrap(),
+    ]);
+    ok(&o);
+    let recs = records(&out);
+    let points: Vec<&Value> = recs.iter().filter(|r| r["op"] == "load").collect();
+    assert_eq!(points.len(), 10, "{}", stdout(&o));
+    for (i, r) in points.iter().enumerate() {
+        let (asked, done) = (f(r, "requested_ops_s"), f(r, "ops_per_s"));
+        assert!((asked - 400.0 * (i + 1) as f64).abs() < 1.0, "{r}");
+        assert!(
+            (done / asked - 1.0).abs() <= 0.01,
+            "point {i}: {done} of {asked}: {r}"
+        );
+        assert_eq!(r["valid"], true, "{r}");
+        assert_eq!(r["mix"], "build");
+        assert_eq!(r["threads"], 2);
+        assert!(f(r, "lat_p99_us") >= f(r, "lat_p50_us"), "{r}");
+        assert!(f(r, "cpu_total_s") > 0.0 && f(r, "bytes") > 0.0, "{r}");
+    }
+    assert!(stdout(&o).contains("load mix build"), "{}", stdout(&o));
+    assert_no_workdir(t.path());
+
+    let bad = scratch.path().join("bad.toml");
+    std::fs::write(&bad, "name = \"x\"\nabout = \"y\"\nfiles = 1\nfile_sizes = [{ size = \"4k\", weight = 1 }]\n[[op]]\nkind = \"teleport\"\nweight = 1\n").unwrap();
+    for (args, says) in [
+        (vec!["--mix", bad.to_str().unwrap()], "teleport"),
+        (vec![], "needs --mix"),
+        (vec!["--mix", "build", "--rate-start", "10"], "at least 100"),
+    ] {
+        let mut a = vec!["run", "-w", "load"];
+        a.extend(args);
+        a.push(t.path().to_str().unwrap());
+        let o = run(&a);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{}", stderr(&o));
+        assert_eq!(stderr(&o).trim().lines().count(), 1, "{}", stderr(&o));
+    }
+}

@@ -1,6 +1,6 @@
 //! The engine: runs a plan against targets and emits one record per measurement. It only
 //! schedules: repetitions outermost, then the workload's units (the IOzone matrix's cells,
-//! or one whole test), then the targets in turn (each repetition starting one target
+//! the load workload's points, or one whole test), then the targets in turn (each repetition starting one target
 //! later), so a unit's samples on the targets are close in time and drift on a noisy
 //! machine hits them alike. With `--reps auto`, a unit is sampled until `sampling` settles
 //! it. What a unit does is its workload's (`workload::Runner`); records go to an
@@ -12,6 +12,7 @@ use crate::record::Record;
 use crate::run::{Observer, RunSummary, Target};
 use crate::sampling::{self, Held};
 use crate::workload::iozone::matrix::Matrix;
+use crate::workload::load::LoadRunner;
 use crate::workload::whole::WholeTest;
 use crate::workload::{End, Gather, Runner, WorkloadRun};
 use std::io;
@@ -140,6 +141,7 @@ fn runner(workload: &Workload) -> Box<dyn Runner> {
         Workload::Metadata(_) | Workload::Smallfiles(_) | Workload::Stream(_) => {
             Box::new(WholeTest)
         }
+        Workload::Load(_) => Box::new(LoadRunner::default()),
     }
 }
 

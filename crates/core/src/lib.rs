@@ -12,6 +12,7 @@ pub mod latency;
 pub mod machine;
 pub mod manifest;
 pub mod median;
+pub mod mix;
 pub mod offsets;
 pub mod op;
 pub mod pattern;

@@ -2,6 +2,7 @@
 //! repetitions, and the timing and cache options. A plan is plain data, built by the CLI
 //! (or a study) and read by the engine; it does no I/O.
 
+use crate::mix::Mix;
 use crate::op::Op;
 use crate::size::format_size;
 use serde::{Deserialize, Serialize};
@@ -151,6 +152,8 @@ pub enum Workload {
     Smallfiles(SmallfilesParams),
     /// Concurrent media streams recorded and played back, with fragmentation.
     Stream(StreamParams),
+    /// A mix of operations issued open-loop at stepped request rates (load points).
+    Load(LoadParams),
 }
 
 impl Workload {
@@ -160,6 +163,7 @@ impl Workload {
             Workload::Metadata(_) => "metadata",
             Workload::Smallfiles(_) => "smallfiles",
             Workload::Stream(_) => "stream",
+            Workload::Load(_) => "load",
         }
     }
 }
@@ -280,6 +284,74 @@ impl Default for StreamParams {
             hints: PreallocHints::None,
             prealloc: Prealloc::None,
         }
+    }
+}
+
+/// Parameters of the load workload: the mix, and the load points it is issued at. The
+/// rates are totals over every worker (`--threads`) of every client (MPI rank).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LoadParams {
+    pub mix: Mix,
+    /// Requests per second of the first load point, and what each next point adds.
+    pub rate_start: f64,
+    pub rate_step: f64,
+    /// The most load points; a target's curve ends at its first invalid one.
+    pub points: u32,
+    pub point_seconds: f64,
+    /// Seed of the draws (files, operations, offsets); each worker derives its own.
+    pub seed: u64,
+}
+
+/// Bounds of the load points: every loop against a server is bounded in count and time.
+pub const MAX_LOAD_POINTS: u32 = 100;
+pub const MAX_POINT_SECONDS: f64 = 600.0;
+pub const MAX_LOAD_RATE: f64 = 10_000_000.0;
+/// Fewest requests per worker at a point's rate: fewer cannot give a rate within 1%.
+pub const MIN_REQUESTS_PER_WORKER: f64 = 100.0;
+
+impl LoadParams {
+    /// The requested rate of load point `i` (from 0).
+    pub fn rate(&self, i: u32) -> f64 {
+        self.rate_start + self.rate_step * f64::from(i)
+    }
+
+    /// Checks the points against `workers` in total; the error is one line for the user.
+    pub fn validate(&self, workers: u32) -> Result<(), String> {
+        self.mix
+            .validate()
+            .map_err(|e| format!("mix {}: {e}", self.mix.name))?;
+        if !(1..=MAX_LOAD_POINTS).contains(&self.points) {
+            return Err(format!("--points must be from 1 to {MAX_LOAD_POINTS}"));
+        }
+        if !(self.point_seconds > 0.0 && self.point_seconds <= MAX_POINT_SECONDS) {
+            return Err(format!(
+                "--point-time must be above 0 and at most {MAX_POINT_SECONDS} s"
+            ));
+        }
+        let last = self.rate(self.points - 1);
+        if !(self.rate_start > 0.0 && self.rate_step >= 0.0 && last <= MAX_LOAD_RATE) {
+            return Err(format!(
+                "--rate-start must be above 0, --rate-step at least 0, and no point above {MAX_LOAD_RATE} requests/s"
+            ));
+        }
+        let per_worker = self.rate_start * self.point_seconds / f64::from(workers.max(1));
+        if per_worker < MIN_REQUESTS_PER_WORKER {
+            return Err(format!(
+                "the first load point gives each of {workers} workers {per_worker:.0} requests; at least {MIN_REQUESTS_PER_WORKER:.0} are needed to tell its rate within 1%: raise --rate-start or --point-time"
+            ));
+        }
+        Ok(())
+    }
+
+    /// Inodes and bytes every worker's files need at once: its set, and as many again
+    /// that `create` makes (then it makes the oldest again).
+    pub fn needs(&self, workers: u32) -> (u64, u64) {
+        let per_worker = 2 * u64::from(self.mix.files) + 16;
+        let inodes = per_worker * u64::from(workers);
+        (
+            inodes,
+            inodes.saturating_mul(self.mix.largest_file() + 4096),
+        )
     }
 }
 
@@ -448,6 +520,7 @@ impl Plan {
             Workload::Metadata(m) => return m.validate(),
             Workload::Smallfiles(s) => return s.validate(),
             Workload::Stream(s) => return s.validate(),
+            Workload::Load(l) => return l.validate(self.threads),
         }
         if self.ops.is_empty() {
             return Err("no operation selected".into());
@@ -485,7 +558,14 @@ impl Plan {
         self.timing.direct || self.cache == CachePolicy::Direct
     }
 
-    /// Bytes the plan moves per target and repetition, for progress and ETA.
+    /// What progress counts: load points for the load workload (whose bytes depend on
+    /// how fast the target is), bytes for the others.
+    pub fn progress_in_points(&self) -> bool {
+        matches!(self.workload, Workload::Load(_))
+    }
+
+    /// Bytes the plan moves per target and repetition, for progress and ETA (load points
+    /// for the load workload: see `progress_in_points`).
     pub fn bytes_per_pass(&self) -> u64 {
         match &self.workload {
             Workload::Iozone => {}
@@ -501,6 +581,7 @@ impl Plan {
                 let streams: u64 = s.streams.iter().map(|&n| u64::from(n)).sum();
                 return streams * s.stream_size * 2;
             }
+            Workload::Load(l) => return u64::from(l.points),
         }
         let per_cell: u64 = self.cells.iter().map(|c| c.file_size).sum();
         per_cell * self.ops.len() as u64 * u64::from(self.threads)

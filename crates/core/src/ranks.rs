@@ -304,6 +304,16 @@ fn sum_of_ranks(column: &[(&RankPart, &Record)], threads: u32) -> Record {
         .reduce(f64::min);
     g.extents_per_file = sum_opt(|r| r.figures.extents_per_file).map(|s| s / recs.len() as f64);
     g.extents_max = recs.iter().filter_map(|r| r.figures.extents_max).max();
+    g.requested_ops_s = sum_opt(|r| r.figures.requested_ops_s);
+    g.valid = recs
+        .iter()
+        .map(|r| r.figures.valid)
+        .collect::<Option<Vec<bool>>>()
+        .map(|v| v.iter().all(|&ok| ok));
+    g.service_p99_us = recs
+        .iter()
+        .filter_map(|r| r.figures.service_p99_us)
+        .reduce(f64::max);
     agg.latency = merge_latency(&recs);
     agg
 }

@@ -231,6 +231,20 @@ pub struct WorkloadFigures {
     pub extents_per_file: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extents_max: Option<u64>,
+    /// Load workload: the mix, the load point (from 0), the requested rate (requests/s
+    /// over every worker; `ops_per_s` is the achieved one), whether the point is valid
+    /// (achieved at least 99% of requested), and the p99 latency counted from when each
+    /// request was issued rather than when it was due (`lat_*` count from the schedule).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mix: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load_point: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requested_ops_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub valid: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_p99_us: Option<f64>,
     /// A finding about this measurement that is not a failure (a bit rate not sustained,
     /// fragmentation unavailable, a mitigation unsupported).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -441,7 +455,7 @@ pub fn read_jsonl_from(file: File, path: &Path) -> io::Result<LoadedRecords> {
 }
 
 /// The CSV columns, in order: the tidy, one-row-per-record view of the schema.
-pub const CSV_COLUMNS: [&str; 61] = [
+pub const CSV_COLUMNS: [&str; 66] = [
     "run_id",
     "target",
     "backend",
@@ -503,6 +517,11 @@ pub const CSV_COLUMNS: [&str; 61] = [
     "disk_write_bytes",
     "disk_flushes",
     "iodepth",
+    "mix",
+    "load_point",
+    "requested_ops_s",
+    "valid",
+    "service_p99_us",
 ];
 
 /// Writes records as CSV with `CSV_COLUMNS`, as a new file `name` in `dir`.
@@ -586,6 +605,11 @@ pub fn write_csv(dir: &SafeDir, name: &str, records: &[Record]) -> io::Result<()
             optu(r.disk_write_bytes),
             optu(r.disk_flushes),
             r.iodepth.to_string(),
+            g.mix.clone().unwrap_or_default(),
+            g.load_point.map(|p| p.to_string()).unwrap_or_default(),
+            opt(g.requested_ops_s),
+            g.valid.map(|v| v.to_string()).unwrap_or_default(),
+            opt(g.service_p99_us),
         ])?;
     }
     w.flush()

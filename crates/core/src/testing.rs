@@ -19,11 +19,21 @@ pub struct LogFs {
     pub log: Mutex<Vec<String>>,
     /// path -> (is_dir, mode, symlink target, nlink)
     pub nodes: Mutex<BTreeMap<String, Node>>,
+    /// A pause: the call that makes the log this long sleeps this long (a stalled server).
+    pub stall: Mutex<Option<(usize, std::time::Duration)>>,
 }
 
 impl LogFs {
     fn log(&self, s: String) {
-        self.log.lock().unwrap().push(s);
+        let len = {
+            let mut log = self.log.lock().unwrap();
+            log.push(s);
+            log.len()
+        };
+        let stall = *self.stall.lock().unwrap();
+        if let Some((_, pause)) = stall.filter(|(at, _)| *at == len) {
+            std::thread::sleep(pause);
+        }
     }
     pub fn take(&self) -> Vec<String> {
         std::mem::take(&mut *self.log.lock().unwrap())

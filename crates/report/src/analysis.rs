@@ -95,7 +95,10 @@ pub fn analyse(loaded: Loaded, baseline: Option<&str>, threshold_pct: f64) -> Re
         findings: Vec::new(),
         load_warnings: loaded.warnings,
         threshold_pct,
+        load_curves: Vec::new(),
+        latency_bound_us: None,
     };
+    analysis.load_curves = crate::curves::curves(&analysis.records, &analysis.labels);
     analysis.findings = findings::generate(&analysis);
     analysis.findings.extend(tails::generate(&analysis));
     Ok(analysis)

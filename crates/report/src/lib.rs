@@ -11,6 +11,7 @@ pub mod analysis;
 pub mod cache;
 pub mod classes;
 pub mod compare;
+pub mod curves;
 pub mod env;
 pub mod findings;
 pub mod format;
@@ -56,6 +57,8 @@ pub struct ReportRequest {
     pub out: PathBuf,
     /// The smallest difference, in percent, that calls a winner (see `compare`).
     pub threshold_pct: f64,
+    /// Load curves: the p99 bound whose highest valid rate is reported (`--latency-bound`).
+    pub latency_bound_us: Option<f64>,
 }
 
 impl Default for ReportRequest {
@@ -66,6 +69,7 @@ impl Default for ReportRequest {
             baseline: None,
             out: PathBuf::new(),
             threshold_pct: compare::DEFAULT_THRESHOLD_PCT,
+            latency_bound_us: None,
         }
     }
 }
@@ -81,7 +85,8 @@ pub struct Rendered {
 /// Loads, analyses and renders everything; writes nothing.
 pub fn build(req: &ReportRequest) -> Result<(analysis::Analysis, Rendered)> {
     let loaded = load::load_inputs(&req.inputs, &req.labels)?;
-    let analysis = analysis::analyse(loaded, req.baseline.as_deref(), req.threshold_pct)?;
+    let mut analysis = analysis::analyse(loaded, req.baseline.as_deref(), req.threshold_pct)?;
+    analysis.latency_bound_us = req.latency_bound_us;
     let html = html::render(&analysis);
     let xlsx = xlsx::render(&analysis)?;
     let summary = summary::render(&analysis);

@@ -19,7 +19,10 @@ use std::path::PathBuf;
 /// The workloads with report sections of their own (`workloads`); their records stay
 /// out of the IOzone matrices.
 pub fn is_workload_record(r: &Record) -> bool {
-    matches!(r.workload.as_str(), "metadata" | "smallfiles" | "stream")
+    matches!(
+        r.workload.as_str(),
+        "metadata" | "smallfiles" | "stream" | "load"
+    )
 }
 
 /// (file size, record size) in bytes.
@@ -218,6 +221,10 @@ pub struct Analysis {
     pub load_warnings: Vec<String>,
     /// The smallest difference, in percent, that calls a winner (`--threshold`).
     pub threshold_pct: f64,
+    /// The load workload's curves, per label.
+    pub load_curves: Vec<crate::curves::LoadCurve>,
+    /// The p99 bound the curves are read at (`--latency-bound`), µs.
+    pub latency_bound_us: Option<f64>,
 }
 
 // ---- Comparisons and their verdicts ------------------------------------------------

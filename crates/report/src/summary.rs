@@ -10,6 +10,10 @@ use std::fmt::Write;
 
 pub fn render(a: &Analysis) -> String {
     let mut s = String::new();
+    load_curves(&mut s, a);
+    if a.ops.is_empty() && !a.load_curves.is_empty() {
+        return s;
+    }
     let _ = writeln!(s, "Winners by operation and size class (median of cell medians; * = a winner: significant and at least the threshold, see report.html)");
     let _ = write!(s, "{:<16}", "op");
     for c in SizeClass::ALL {
@@ -102,6 +106,28 @@ pub fn render(a: &Analysis) -> String {
         }
     );
     s
+}
+
+/// One line per load curve: its peak, knee, ORT and the rate within the latency bound.
+fn load_curves(s: &mut String, a: &Analysis) {
+    for c in &a.load_curves {
+        let rate = |v: Option<f64>| v.map_or("–".to_string(), |r| format!("{r:.0}/s"));
+        let bound = a
+            .latency_bound_us
+            .map(|b| format!(", p99 < {} up to {}", format::latency(b), rate(c.within(b))));
+        let _ = writeln!(
+            s,
+            "Load {} (mix {}, {} points): peak valid {}, knee {}, ORT {}{}",
+            c.label,
+            c.mix,
+            c.points.len(),
+            rate(c.peak()),
+            c.knee()
+                .map_or("beyond the curve".into(), |k| format!("{k:.0}/s")),
+            c.ort_us().map_or("–".into(), format::latency),
+            bound.unwrap_or_default()
+        );
+    }
 }
 
 fn truncate(t: &str, n: usize) -> String {

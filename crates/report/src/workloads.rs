@@ -1,6 +1,7 @@
 //! Report sections for the workloads beyond IOzone's matrix: metadata rate-vs-count curves
 //! and per-operation rates (Connectathon basic tests), the buffered-read cliff (test5),
-//! small-file phase bars with CPU, and stream throughput with extents per file system.
+//! small-file phase bars with CPU, stream throughput with extents per file system, and
+//! the load workload's load-latency curves (`curves` computes them).
 //! Figures are medians over repetitions; every label is one target.
 
 use crate::format;
@@ -152,6 +153,7 @@ pub fn render(h: &mut String, a: &Analysis) {
     metadata(h, a);
     smallfiles(h, a);
     stream(h, a);
+    load(h, a);
 }
 
 fn metadata(h: &mut String, a: &Analysis) {
@@ -430,4 +432,80 @@ fn stream(h: &mut String, a: &Analysis) {
             &series,
         ));
     }
+}
+
+fn load(h: &mut String, a: &Analysis) {
+    if a.load_curves.is_empty() {
+        return;
+    }
+    h.push_str("<h2 id=load>Load-latency curves</h2><p class=note>The load workload steps the requested rate of a mix of operations through load points; workers issue requests on a fixed schedule (open loop) and latency counts from when each request was due, so a stall shows in every request it held up. A point is valid when it achieved at least 99% of the rate it asked for; a target's curve ends at its first invalid point. Targets take turns point by point. Peak: the highest valid rate achieved. Knee: the rate of the first valid point whose median latency is twice the lightest point's. ORT (overall response time): the area under the mean latency over the achieved rate up to the peak, divided by the peak (SPECstorage's summary; these mixes are sharebench's own, not SPEC's). Figures are medians over repetitions.</p>");
+    let bound = a.latency_bound_us;
+    let ms = |us: f64| format!("{:.3}", us / 1000.0);
+    let rate = |v: Option<f64>| v.map_or("–".to_string(), |r| format!("{r:.0}/s"));
+    let _ = write!(
+        h,
+        "<table><tr><th>target</th><th>mix</th><th>points</th><th>peak valid rate</th><th>knee</th><th>ORT</th><th>{}</th></tr>",
+        match bound {
+            Some(b) => format!("rate up to which p99 stays &lt; {} ms", ms(b)),
+            None => "rate within a p99 bound (report --latency-bound)".into(),
+        }
+    );
+    for c in &a.load_curves {
+        let _ = write!(
+            h,
+            "<tr><td>{}</td><td>{}</td><td class=num>{}</td><td class=num>{}</td><td class=num>{}</td><td class=num>{}</td><td class=num>{}</td></tr>",
+            esc(&c.label),
+            esc(&c.mix),
+            c.points.len(),
+            rate(c.peak()),
+            match c.knee() {
+                Some(k) => format!("{k:.0}/s"),
+                None => "beyond the curve".into(),
+            },
+            c.ort_us().map_or("–".into(), |o| format!("{} ms", ms(o))),
+            match bound {
+                Some(b) => rate(c.within(b)),
+                None => "–".into(),
+            }
+        );
+    }
+    h.push_str("</table>");
+    h.push_str("<table><tr><th>target</th><th>point</th><th>asked</th><th>achieved</th><th>p50 ms</th><th>p99 ms</th><th>p99 from issue ms</th><th>throughput</th><th>client CPU / request</th><th>server CPU / request</th><th>valid</th></tr>");
+    for c in &a.load_curves {
+        for p in &c.points {
+            let _ = write!(
+                h,
+                "<tr><td>{}</td><td class=num>{}</td><td class=num>{:.0}/s</td><td class=num>{:.0}/s</td><td class=num>{}</td><td class=num>{}</td><td class=num>{}</td><td class=num>{}</td><td class=num>{:.1} µs</td><td class=num>{}</td><td>{}</td></tr>",
+                esc(&c.label),
+                p.point + 1,
+                p.requested,
+                p.achieved,
+                ms(p.p50_us),
+                ms(p.p99_us),
+                if p.service_p99_us.is_finite() { ms(p.service_p99_us) } else { "–".into() },
+                format::rate(p.kib_s),
+                p.cpu_us_per_op,
+                p.server_cpu_us_per_op.map_or("–".into(), |s| format!("{s:.1} µs")),
+                if p.valid { "yes" } else { "no" }
+            );
+        }
+    }
+    h.push_str("</table>");
+    let mut series: Vec<Series> = Vec::new();
+    for (i, c) in a.load_curves.iter().enumerate() {
+        let line = |f: fn(&crate::curves::CurvePoint) -> f64| {
+            c.points
+                .iter()
+                .map(|p| (p.achieved.max(1e-9), f(p) / 1000.0))
+                .collect()
+        };
+        series.push((format!("{} p99", c.label), i, false, line(|p| p.p99_us)));
+        series.push((format!("{} p50", c.label), i, true, line(|p| p.p50_us)));
+    }
+    h.push_str(&chart(
+        "latency vs achieved rate",
+        "achieved requests/s",
+        "latency, ms",
+        &series,
+    ));
 }

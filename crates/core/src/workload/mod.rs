@@ -2,11 +2,13 @@
 //! one interface the engine schedules (`Runner`). `iozone` is the file-size x record-size
 //! matrix (`iozone::matrix`); `metadata` (the Connectathon basic tests), `smallfiles` (a
 //! web-application tree copied as `rsync -a` does) and `stream` (media recording and
-//! playback, with fragmentation) are whole tests (`whole`). Every workload builds and emits
+//! playback, with fragmentation) are whole tests (`whole`), and so is `load` (a mix issued
+//! open-loop at stepped rates). Every workload builds and emits
 //! its records through `WorkloadRun`, its view of one target in one repetition.
 
 pub mod buffered;
 pub mod iozone;
+pub mod load;
 pub mod metadata;
 pub mod smallfiles;
 pub mod stream;

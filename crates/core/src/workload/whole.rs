@@ -1,5 +1,6 @@
 //! The metadata, smallfiles and stream workloads as the engine schedules them: one whole
-//! test per repetition and target, after a check that the target has the inodes and space
+//! test per repetition and target (and the checks and endings the load workload's points
+//! share with them), after a check that the target has the inodes and space
 //! the test needs. In a multi-client run every rank runs the same test on its own files,
 //! each measurement starting together (`WorkloadRun::start_together`), and a target any
 //! rank cannot use is given up by all. Not: the tests themselves (their own modules).
@@ -22,6 +23,7 @@ pub fn preflight(plan: &Plan, target: &Target) -> Result<(), String> {
         Workload::Metadata(m) => m.needs(),
         Workload::Smallfiles(s) => s.needs(),
         Workload::Stream(s) => s.needs(),
+        Workload::Load(l) => l.needs(plan.threads),
     };
     super::check_space(target.backend.as_ref(), &target.workdir.path, inodes, bytes)
         .map_err(|e| format!("{}: {} workload: {e}", target.name, plan.workload.name()))
@@ -59,29 +61,34 @@ impl Runner for WholeTest {
 
     fn run(&self, w: &mut WorkloadRun, _unit: usize) -> io::Result<End> {
         let ran = match &w.plan.workload {
-            Workload::Iozone => Ok(()),
+            Workload::Iozone | Workload::Load(_) => Ok(()),
             Workload::Metadata(p) => super::metadata::run(w, p),
             Workload::Smallfiles(p) => super::smallfiles::run(w, p),
             Workload::Stream(p) => super::stream::run(w, p),
+        };
+        conclude(w, ran)
+    }
+}
+
+/// Ends a unit: gathers its records across ranks, and turns an error into a failed record
+/// (the operation under way named) and the target given up on every rank.
+pub fn conclude(w: &mut WorkloadRun, ran: Result<(), PassError>) -> io::Result<End> {
+    match ran.and_then(|()| w.settle(Ready::Yes)) {
+        Ok(()) => Ok(End::Done),
+        Err(PassError::Interrupted) => {
+            w.abandon(Ready::Interrupted)?;
+            Ok(End::Interrupted)
         }
-        .and_then(|()| w.settle(Ready::Yes));
-        match ran {
-            Ok(()) => Ok(End::Done),
-            Err(PassError::Interrupted) => {
-                w.abandon(Ready::Interrupted)?;
-                Ok(End::Interrupted)
+        Err(PassError::Io(e)) => {
+            let mut r = w.record(&w.phase, &super::now_rfc3339());
+            r.status = Status::Failed;
+            r.error = Some(e.to_string());
+            match w.emit(&r) {
+                Ok(()) | Err(PassError::Interrupted) => {}
+                Err(PassError::Io(e)) => return Err(e),
             }
-            Err(PassError::Io(e)) => {
-                let mut r = w.record(&w.phase, &super::now_rfc3339());
-                r.status = Status::Failed;
-                r.error = Some(e.to_string());
-                match w.emit(&r) {
-                    Ok(()) | Err(PassError::Interrupted) => {}
-                    Err(PassError::Io(e)) => return Err(e),
-                }
-                w.abandon(Ready::No(e.to_string()))?;
-                Ok(End::TargetFailed(e.to_string()))
-            }
+            w.abandon(Ready::No(e.to_string()))?;
+            Ok(End::TargetFailed(e.to_string()))
         }
     }
 }
