@@ -468,6 +468,11 @@ fn check_workload_options(a: &RunArgs) -> CliResult<()> {
     {
         return wrong("--bitrate, --prealloc-hints and --prealloc", "stream");
     }
+    if w == WorkloadArg::Load && !matches!(a.cache, CacheArg::Keep) {
+        return Err(CliError::usage(
+            "--cache does not apply to --workload load: its files are a working set the clients keep warm",
+        ));
+    }
     if w == WorkloadArg::Load && a.reps == Some(Reps::Auto) {
         return Err(CliError::usage(
             "--reps auto settles one figure; a load curve has one per point: give --reps N",

@@ -125,12 +125,9 @@ fn make_workers(w: &mut WorkloadRun, p: &LoadParams, base: &str) -> Result<Vec<W
     for i in 0..w.plan.threads {
         check(w.cancel)?;
         let seed = p.seed ^ (u64::from(w.rep) << 40) ^ (u64::from(rank) << 20) ^ u64::from(i);
-        workers.push(Worker::make(
-            w.backend(),
-            &format!("{base}/w{i}"),
-            &p.mix,
-            seed,
-        )?);
+        let dir = format!("{base}/w{i}");
+        let sync = w.plan.timing.sync;
+        workers.push(Worker::make(w.backend(), &dir, &p.mix, seed, sync)?);
     }
     Ok(workers)
 }
@@ -307,7 +304,7 @@ mod tests {
             "file_sizes": [{"size": "4k", "weight": 1}], "op": [{"kind": "stat", "weight": 1}]}"#,
         )
         .unwrap();
-        let mut wk = Worker::make(&fs, "d", &mix, 1).unwrap();
+        let mut wk = Worker::make(&fs, "d", &mix, 1, false).unwrap();
         fs.take();
         *fs.stall.lock().unwrap() = Some((100, Duration::from_millis(100)));
         let sched = Schedule::new(Instant::now(), 1000.0, 1.0, 0.5);

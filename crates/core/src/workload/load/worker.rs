@@ -1,7 +1,8 @@
 //! One load worker's files and what each request of a mix does to them, through the
-//! backend trait. The worker makes its files before the first load point (not timed) and
-//! keeps them open for reads and writes, as a share's clients keep their working files
-//! open; opening is measured by `open-close`. Not: when requests are issued (`schedule`).
+//! backend trait. The worker makes its files and opens them before the first load point
+//! (not timed) and keeps them open for reads and writes, as a share's clients keep their
+//! working files open; opening is measured by `open-close`. Not: when requests are issued
+//! (`schedule`).
 
 use crate::backend::{pread_full, pwrite_all, Backend, FileHandle, OpenOptions};
 use crate::buffer::AlignedBuf;
@@ -9,7 +10,7 @@ use crate::mix::{pick, Mix, MixOp, OpKind, Weighted};
 use std::collections::VecDeque;
 use std::io;
 
-/// A file of the worker's set, opened at its first read or write.
+/// A file of the worker's set, open for reads and writes (`None` once closed).
 struct LoadFile {
     path: String,
     size: u64,
@@ -34,6 +35,8 @@ pub struct Worker {
     writer: Cursor,
     buf: AlignedBuf,
     rng: fastrand::Rng,
+    /// Every write stable before it returns (O_SYNC, `--sync`).
+    sync: bool,
 }
 
 /// What one request did: the operation (a `delete` with nothing to delete is a `create`)
@@ -53,8 +56,15 @@ fn draw(list: &[Weighted], rng: &mut fastrand::Rng) -> u64 {
 }
 
 impl Worker {
-    /// Makes directory `dir` and the mix's files in it (sizes drawn with `seed`).
-    pub fn make(b: &dyn Backend, dir: &str, mix: &Mix, seed: u64) -> io::Result<Worker> {
+    /// Makes directory `dir` and the mix's files in it (sizes drawn with `seed`); `sync`:
+    /// the requests' writes are O_SYNC.
+    pub fn make(
+        b: &dyn Backend,
+        dir: &str,
+        mix: &Mix,
+        seed: u64,
+        sync: bool,
+    ) -> io::Result<Worker> {
         let mut w = Worker {
             dir: dir.to_string(),
             files: Vec::new(),
@@ -64,6 +74,7 @@ impl Worker {
             writer: Cursor::default(),
             buf: AlignedBuf::filled(mix.largest_transfer().max(SETUP_CHUNK) as usize),
             rng: fastrand::Rng::with_seed(seed),
+            sync: false,
         };
         b.mkdir(dir)?;
         for i in 0..mix.files {
@@ -76,11 +87,23 @@ impl Worker {
                 handle: None,
             });
         }
+        w.sync = sync;
+        let how = OpenOptions {
+            sync,
+            ..OpenOptions::read_write()
+        };
+        for f in &mut w.files {
+            f.handle = Some(b.open(&f.path, how)?);
+        }
         Ok(w)
     }
 
     fn write_new(&mut self, b: &dyn Backend, path: &str, size: u64, chunk: u64) -> io::Result<()> {
-        let mut f = b.open(path, OpenOptions::create_new())?;
+        let how = OpenOptions {
+            sync: self.sync,
+            ..OpenOptions::create_new()
+        };
+        let mut f = b.open(path, how)?;
         let mut at = 0;
         while at < size {
             let n = (size - at).min(chunk) as usize;
@@ -120,7 +143,7 @@ impl Worker {
                     };
                 }
                 let n = transfer.min(self.files[c.file].size - c.offset);
-                self.transfer(b, c.file, c.offset, n, write)?;
+                self.transfer(c.file, c.offset, n, write)?;
                 c.offset += n;
                 if write {
                     self.writer = c;
@@ -134,7 +157,7 @@ impl Worker {
                 let size = self.files[file].size;
                 let n = transfer.min(size);
                 let offset = self.rng.u64(0..=(size - n) / n) * n;
-                self.transfer(b, file, offset, n, op.kind == OpKind::WriteRandom)?;
+                self.transfer(file, offset, n, op.kind == OpKind::WriteRandom)?;
                 done(op.kind, n)
             }
             OpKind::Create => self.create(b, mix, transfer),
@@ -185,19 +208,12 @@ impl Worker {
         })
     }
 
-    fn transfer(
-        &mut self,
-        b: &dyn Backend,
-        file: usize,
-        offset: u64,
-        n: u64,
-        write: bool,
-    ) -> io::Result<()> {
+    fn transfer(&mut self, file: usize, offset: u64, n: u64, write: bool) -> io::Result<()> {
         let f = &mut self.files[file];
-        if f.handle.is_none() {
-            f.handle = Some(b.open(&f.path, OpenOptions::read_write())?);
-        }
-        let h = f.handle.as_mut().expect("opened above").as_mut();
+        let Some(h) = f.handle.as_mut() else {
+            return Err(io::Error::other(format!("{}: already closed", f.path)));
+        };
+        let h = h.as_mut();
         let buf = &mut self.buf.as_mut_slice()[..n as usize];
         if write {
             pwrite_all(h, buf, offset)
@@ -242,15 +258,15 @@ mod tests {
     fn sequential_reads_walk_a_file_then_move_on() {
         let fs = LogFs::default();
         let m = mix(r#"{"kind": "read-seq", "weight": 1}"#);
-        let mut w = Worker::make(&fs, "d", &m, 1).unwrap();
+        let mut w = Worker::make(&fs, "d", &m, 1, false).unwrap();
         fs.take();
         let bytes: u64 = (0..8)
             .map(|_| w.issue(&fs, &m, &m.ops[0]).unwrap().bytes)
             .sum();
         assert_eq!(bytes, 8 * 16384);
+        // The files were opened before the first request, and stay open.
         let opens = fs.take().iter().filter(|l| l.starts_with("open")).count();
-        // One open per file read, kept for the next request: 64 KiB = 4 transfers each.
-        assert!(opens <= 3, "{opens} opens");
+        assert_eq!(opens, 0);
         w.close().unwrap();
     }
 
@@ -258,7 +274,7 @@ mod tests {
     fn delete_removes_what_create_made_and_creates_when_there_is_none() {
         let fs = LogFs::default();
         let m = mix(r#"{"kind": "create", "weight": 1}, {"kind": "delete", "weight": 1}"#);
-        let mut w = Worker::make(&fs, "d", &m, 1).unwrap();
+        let mut w = Worker::make(&fs, "d", &m, 1, false).unwrap();
         let (create, delete) = (&m.ops[0], &m.ops[1]);
         assert_eq!(w.issue(&fs, &m, delete).unwrap().kind, OpKind::Create);
         assert_eq!(w.issue(&fs, &m, create).unwrap().bytes, 65536);
