@@ -11,6 +11,7 @@ use sharebench_core::size::{parse_size, BareUnit};
 use sharebench_report::analysis::{Analysis, CellKey, CellStats};
 use sharebench_report::classes::SizeClass;
 use sharebench_report::compare::{self, Comparison, ALPHA};
+use sharebench_report::curves;
 use sharebench_report::findings;
 use sharebench_report::format;
 use sharebench_report::stats;
@@ -163,6 +164,9 @@ pub fn evaluate(check: &Check, ev: &dyn Evidence, is_claim: bool) -> Outcome {
                     op,
                     metric,
                 } => ranking(ev, step, order, op, *metric),
+                Check::LoadCapacity { a, b, bound_ms, .. } => {
+                    load_capacity(data, a, b, bound_ms * 1000.0)
+                }
                 Check::Measured { .. } | Check::NotInLab { .. } => {
                     unreachable!("handled above")
                 }
@@ -730,6 +734,66 @@ fn better(
     }
 }
 
+/// Per repetition, each target's load curve read at the bound: the rate up to which p99
+/// stays under it (`curves::LoadCurve::within`); the ratio `a` over `b` per repetition,
+/// t-tested over the repetitions (the targets took turns point by point, so a repetition
+/// pairs them in time). A target whose p99 is over the bound at its lightest point
+/// carries 0 there, and that repetition decides nothing.
+fn load_capacity(data: &StepData, a: &str, b: &str, bound_us: f64) -> Outcome {
+    let capacity = |target: &str| -> BTreeMap<u32, f64> {
+        let mut by_rep: BTreeMap<u32, Vec<Record>> = BTreeMap::new();
+        for r in data.records.iter().filter(|r| r.target == target) {
+            by_rep.entry(r.rep).or_default().push(r.clone());
+        }
+        by_rep
+            .into_iter()
+            .filter_map(|(rep, recs)| {
+                let curve = curves::curves(&recs, &[target.to_string()]).pop()?;
+                Some((rep, curve.within(bound_us).unwrap_or(0.0)))
+            })
+            .collect()
+    };
+    let (ca, cb) = (capacity(a), capacity(b));
+    if ca.is_empty() || cb.is_empty() {
+        return not_tested(format!("no load curves for both {a} and {b}"));
+    }
+    let logs: Vec<f64> = ca
+        .iter()
+        .filter_map(|(rep, x)| Some((*x, *cb.get(rep)?)))
+        .filter(|(x, y)| *x > 0.0 && *y > 0.0)
+        .map(|(x, y)| x.ln() - y.ln())
+        .collect();
+    let test = stats::mean_log_t(&logs);
+    let verdict = match test {
+        Some((p, _)) if p < ALPHA && stats::mean(&logs) > 0.0 => Verdict::Agrees,
+        Some((p, _)) if p < ALPHA => Verdict::Disagrees,
+        _ => Verdict::Inconclusive,
+    };
+    let med = |c: &BTreeMap<u32, f64>| stats::median(&c.values().copied().collect::<Vec<_>>());
+    let how = match test {
+        Some((p, ci)) => format!(
+            "per-repetition ratio {} (95% interval), paired t {}",
+            compare::change_with_ci(stats::mean(&logs).exp(), Some(ci)),
+            format::p(Some(p))
+        ),
+        None => format!(
+            "{} repetition(s) with both curves under the bound at their lightest point: too few to decide",
+            logs.len()
+        ),
+    };
+    Outcome {
+        verdict,
+        found: format!(
+            "at p99 < {}: {a} carries {:.0}/s, {b} {:.0}/s (medians over {} and {} repetitions of the rate up to which p99 stays under the bound; {how})",
+            format::latency(bound_us),
+            med(&ca),
+            med(&cb),
+            ca.len(),
+            cb.len()
+        ),
+    }
+}
+
 fn ranking(ev: &dyn Evidence, step: &str, order: &[String], op: &str, m: Metric) -> Outcome {
     let mut measured: Vec<(String, Vec<f64>, f64)> = Vec::new();
     let mut missing = Vec::new();
@@ -1023,6 +1087,59 @@ mod tests {
         fn measurements(&self) -> &[Measurement] {
             &self.1
         }
+    }
+
+    /// Load curves of `a` and `b` over three repetitions: p99 grows with the rate, `a`'s
+    /// by `slope_a` ms per 100 requests/s, `b`'s by 1 ms.
+    fn load_curves(slope_a: f64) -> StepData {
+        let mut records = Vec::new();
+        for (target, slope) in [("a", slope_a), ("b", 1.0)] {
+            for rep in 0..3u32 {
+                for point in 0..10u32 {
+                    let rate = 100.0 * f64::from(point + 1);
+                    let mut r = Record {
+                        target: target.into(),
+                        workload: "load".into(),
+                        op: "load".into(),
+                        rep,
+                        status: Status::Ok,
+                        ..Record::default()
+                    };
+                    r.figures.load_point = Some(point);
+                    r.figures.requested_ops_s = Some(rate);
+                    r.figures.ops_per_s = Some(rate * (1.0 - 0.001 * f64::from(rep)));
+                    r.figures.valid = Some(true);
+                    r.latency.lat_p99_us = slope * 1000.0 * f64::from(point + 1);
+                    records.push(r);
+                }
+            }
+        }
+        StepData {
+            records,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn load_capacity_reads_each_repetitions_curve_at_the_bound() {
+        let check = |slope_a: f64| {
+            let c = Check::LoadCapacity {
+                step: "m".into(),
+                a: "a".into(),
+                b: "b".into(),
+                bound_ms: 5.5,
+            };
+            evaluate(&c, &One(load_curves(slope_a), Vec::new()), true)
+        };
+        // a: p99 0.5 ms per 100/s, under 5.5 ms up to 1,000/s; b: up to 500/s.
+        let o = check(0.5);
+        assert_eq!(o.verdict, Verdict::Agrees, "{}", o.found);
+        assert!(o.found.contains("a carries 999/s, b 500/s"), "{}", o.found);
+        let o = check(2.0);
+        assert_eq!(o.verdict, Verdict::Disagrees, "{}", o.found);
+        // Over the bound already at the lightest point: nothing to decide.
+        let o = check(6.0);
+        assert_eq!(o.verdict, Verdict::Inconclusive, "{}", o.found);
     }
 
     fn faster(a: &str, b: &str, class: Option<&str>) -> Check {

@@ -265,6 +265,14 @@ pub enum Check {
         op: String,
         metric: Metric,
     },
+    /// `a` carries more load than `b` before its p99 latency reaches `bound_ms` (the load
+    /// workload's curves: per repetition, the rate up to which p99 stays under it).
+    LoadCapacity {
+        step: String,
+        a: String,
+        b: String,
+        bound_ms: f64,
+    },
     /// A number measured by a lab action (`failover`, `replication-traffic`).
     Measured { step: String, names: Vec<String> },
     /// A claim this lab cannot test at all (no Windows server, no kernel NFS server): the
@@ -348,6 +356,7 @@ impl Check {
             | Check::Better { step, .. }
             | Check::Ranking { step, .. }
             | Check::Curve { step, .. }
+            | Check::LoadCapacity { step, .. }
             | Check::Measured { step, .. } => step,
             Check::NotInLab { .. } => "",
         }
@@ -440,6 +449,11 @@ impl Study {
         for c in &self.claims {
             if !claim_ids.insert(c.id.as_str()) {
                 return Err(format!("two claims have the id '{}'", c.id));
+            }
+            if let Check::LoadCapacity { bound_ms, .. } = c.check {
+                if !(bound_ms > 0.0 && bound_ms.is_finite()) {
+                    return Err(format!("claim '{}': bound_ms must be above 0", c.id));
+                }
             }
             let step = c.check.step();
             if !matches!(c.check, Check::NotInLab { .. })
