@@ -265,10 +265,21 @@ impl Drop for LabGuard {
     }
 }
 
-fn step_needs_lab(study: &Study, step: &Step) -> bool {
+/// Whether `step` needs the lab at this scale (`vars`: a run line's targets may be a
+/// variable).
+fn step_needs_lab(
+    study: &Study,
+    step: &Step,
+    vars: &std::collections::BTreeMap<String, String>,
+) -> bool {
+    let names_lab = step.run.as_deref().is_some_and(|r| {
+        sharebench_study::spec::substitute(r, vars)
+            .unwrap_or_else(|_| r.to_string())
+            .contains("lab:")
+    });
     step.lab.is_some()
         || step.action.is_some()
-        || step.run.as_deref().is_some_and(|r| r.contains("lab:"))
+        || names_lab
         || (study.lab.is_some() && step.run.is_none())
 }
 
@@ -388,7 +399,7 @@ fn run(a: StudyRunArgs) -> CliResult<()> {
         );
         let needs = base_needs.merged(step.lab.as_ref());
         let t0 = Instant::now();
-        let uses_lab = step_needs_lab(&study, step);
+        let uses_lab = step_needs_lab(&study, step, &scale.vars);
         let result = (|| -> CliResult<StepStatus> {
             if uses_lab {
                 lab.ensure(&needs, &mut out)?;
