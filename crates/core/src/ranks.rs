@@ -249,7 +249,10 @@ fn merge_by_position(parts: Vec<RankPart>) -> Vec<Record> {
                     r.threads = ranks;
                     out.push(r);
                 }
-                out.push(sum_of_ranks(&column, ranks));
+                // A rank's single record may stand for several workers (the load
+                // workload's): the aggregate counts them all.
+                let per_rank = column[0].1.threads.max(1);
+                out.push(sum_of_ranks(&column, ranks * per_rank));
             }
         }
     }
