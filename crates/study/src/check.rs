@@ -740,20 +740,29 @@ fn better(
 /// pairs them in time). A target whose p99 is over the bound at its lightest point
 /// carries 0 there, and that repetition decides nothing.
 fn load_capacity(data: &StepData, a: &str, b: &str, bound_us: f64) -> Outcome {
-    let capacity = |target: &str| -> BTreeMap<u32, f64> {
+    // Per repetition: the capacity, and whether the curve reached the bound (or an
+    // invalid point) at all; if not, the capacity is only a lower bound.
+    let capacity = |target: &str| -> (BTreeMap<u32, f64>, bool) {
         let mut by_rep: BTreeMap<u32, Vec<Record>> = BTreeMap::new();
         for r in data.records.iter().filter(|r| r.target == target) {
             by_rep.entry(r.rep).or_default().push(r.clone());
         }
-        by_rep
+        let mut reached = true;
+        let caps = by_rep
             .into_iter()
             .filter_map(|(rep, recs)| {
                 let curve = curves::curves(&recs, &[target.to_string()]).pop()?;
+                reached &= curve
+                    .points
+                    .iter()
+                    .any(|p| !p.valid || p.p99_us >= bound_us);
                 Some((rep, curve.within(bound_us).unwrap_or(0.0)))
             })
-            .collect()
+            .collect();
+        (caps, reached)
     };
-    let (ca, cb) = (capacity(a), capacity(b));
+    let ((ca, reached_a), (cb, reached_b)) = (capacity(a), capacity(b));
+    let at_least = |reached: bool| if reached { "" } else { "at least " };
     if ca.is_empty() || cb.is_empty() {
         return not_tested(format!("no load curves for both {a} and {b}"));
     }
@@ -784,12 +793,19 @@ fn load_capacity(data: &StepData, a: &str, b: &str, bound_us: f64) -> Outcome {
     Outcome {
         verdict,
         found: format!(
-            "at p99 < {}: {a} carries {:.0}/s, {b} {:.0}/s (medians over {} and {} repetitions of the rate up to which p99 stays under the bound; {how})",
+            "at p99 < {}: {a} carries {}{:.0}/s, {b} {}{:.0}/s (medians over {} and {} repetitions of the rate up to which p99 stays under the bound; {how}){}",
             format::latency(bound_us),
+            at_least(reached_a),
             med(&ca),
+            at_least(reached_b),
             med(&cb),
             ca.len(),
-            cb.len()
+            cb.len(),
+            if reached_a && reached_b {
+                ""
+            } else {
+                "; \"at least\": that curve ended below the bound, so its ratio is a bound too"
+            }
         ),
     }
 }
@@ -1089,8 +1105,8 @@ mod tests {
         }
     }
 
-    /// Load curves of `a` and `b` over three repetitions: p99 grows with the rate, `a`'s
-    /// by `slope_a` ms per 100 requests/s, `b`'s by 1 ms.
+    /// Load curves of `a` and `b` over three repetitions, ten points of 100-1,000/s: p99
+    /// grows with the rate, `a`'s by `slope_a` ms per 100 requests/s, `b`'s by 1 ms.
     fn load_curves(slope_a: f64) -> StepData {
         let mut records = Vec::new();
         for (target, slope) in [("a", slope_a), ("b", 1.0)] {
@@ -1134,7 +1150,14 @@ mod tests {
         // a: p99 0.5 ms per 100/s, under 5.5 ms up to 1,000/s; b: up to 500/s.
         let o = check(0.5);
         assert_eq!(o.verdict, Verdict::Agrees, "{}", o.found);
-        assert!(o.found.contains("a carries 999/s, b 500/s"), "{}", o.found);
+        // a's p99 stays under the bound at every point: its capacity is a lower bound.
+        assert!(
+            o.found.contains("a carries at least 999/s, b 500/s"),
+            "{}",
+            o.found
+        );
+        let o = check(1.0);
+        assert!(!o.found.contains("at least"), "{}", o.found);
         let o = check(2.0);
         assert_eq!(o.verdict, Verdict::Disagrees, "{}", o.found);
         // Over the bound already at the lightest point: nothing to decide.
