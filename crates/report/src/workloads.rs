@@ -493,9 +493,12 @@ fn load(h: &mut String, a: &Analysis) {
     h.push_str("</table>");
     let mut series: Vec<Series> = Vec::new();
     for (i, c) in a.load_curves.iter().enumerate() {
+        // Valid points only: an overloaded point's latency (hundreds of ms) would flatten
+        // the curve a reader acts on; the table above has every point.
         let line = |f: fn(&crate::curves::CurvePoint) -> f64| {
             c.points
                 .iter()
+                .filter(|p| p.valid)
                 .map(|p| (p.achieved.max(1e-9), f(p) / 1000.0))
                 .collect()
         };
@@ -503,7 +506,7 @@ fn load(h: &mut String, a: &Analysis) {
         series.push((format!("{} p50", c.label), i, true, line(|p| p.p50_us)));
     }
     h.push_str(&chart(
-        "latency vs achieved rate",
+        "latency vs achieved rate (valid points)",
         "achieved requests/s",
         "latency, ms",
         &series,
