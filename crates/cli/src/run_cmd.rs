@@ -134,7 +134,9 @@ pub struct RunArgs {
     /// or fio's iodepth do: directories through io_uring (--direct works alongside),
     /// nfs:// NFSv3 and NFSv4.0 through libnfs's asynchronous calls, null://. 1 is one call
     /// at a time, IOzone's way. record-rewrite and the f* (stdio) operations, whose order
-    /// allows no overlap, and mmap mode run at 1; records say the depth (docs/operations.md)
+    /// allows no overlap, and mmap mode run at 1; records say the depth (docs/operations.md).
+    /// --workload load: each worker's requests go out on schedule on N lanes (threads, each
+    /// with its own files), whether or not earlier ones returned, up to N in flight
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=i64::from(plan::MAX_IODEPTH)))]
     pub iodepth: u32,
 
@@ -524,7 +526,7 @@ pub fn check_targets_space(plan: &Plan, targets: &[String]) -> CliResult<()> {
         Workload::Metadata(m) => m.needs(),
         Workload::Smallfiles(s) => s.needs(),
         Workload::Stream(s) => s.needs(),
-        Workload::Load(l) => l.needs(plan.threads),
+        Workload::Load(l) => l.needs(plan.threads.saturating_mul(plan.iodepth)),
     };
     for t in targets.iter().filter(|t| !t.starts_with("lab:")) {
         // A target that cannot be opened is reported by the session, in its own words.

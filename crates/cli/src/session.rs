@@ -7,7 +7,7 @@ use crate::progress::Progress;
 use sharebench_core::backend::{Backend, PurgeRequest};
 use sharebench_core::engine;
 use sharebench_core::manifest::{Host, Manifest, TargetManifest};
-use sharebench_core::plan::{CachePolicy, Plan};
+use sharebench_core::plan::{CachePolicy, Plan, Workload};
 use sharebench_core::ranks::{Go, Ranks, Ready, Solo};
 use sharebench_core::record::{self, Record, RecordWriter, Status};
 use sharebench_core::run::{Observer, RunSummary, Target};
@@ -318,9 +318,13 @@ fn prepare_targets(
         let prepared = sharebench_backends::open_target(&l.url).and_then(|backend| {
             let backend = with_client_cache(name, backend, spec.plan.client_cache)?;
             check_purge(name, backend.as_ref(), spec)?;
-            backend
-                .check_iodepth(spec.plan.iodepth)
-                .map_err(|e| format!("target '{name}': {e}"))?;
+            // The load workload keeps its requests in flight on threads of its own (lanes),
+            // not in the client's queue.
+            if !matches!(spec.plan.workload, Workload::Load(_)) {
+                backend
+                    .check_iodepth(spec.plan.iodepth)
+                    .map_err(|e| format!("target '{name}': {e}"))?;
+            }
             warn_of_debris(name, backend.as_ref());
             let id = format!("{files_prefix}-t{i}");
             let workdir = Workdir::create_for(backend.as_ref(), &id, Some(results))

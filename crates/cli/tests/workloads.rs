@@ -509,6 +509,8 @@ fn load_points_on_tmpfs_keep_their_rate() {
         "build",
         "-t",
         "2",
+        "--iodepth",
+        "2",
         "--rate-start",
         "400",
         "--rate-step",
@@ -536,7 +538,11 @@ fn load_points_on_tmpfs_keep_their_rate() {
         );
         assert_eq!(r["valid"], true, "{r}");
         assert_eq!(r["mix"], "build");
-        assert_eq!(r["threads"], 2);
+        assert_eq!(
+            (&r["threads"], &r["iodepth"]),
+            (&2.into(), &2.into()),
+            "{r}"
+        );
         assert!(f(r, "lat_p99_us") >= f(r, "lat_p50_us"), "{r}");
         assert!(f(r, "cpu_total_s") > 0.0 && f(r, "bytes") > 0.0, "{r}");
     }
@@ -549,6 +555,10 @@ fn load_points_on_tmpfs_keep_their_rate() {
         (vec!["--mix", bad.to_str().unwrap()], "teleport"),
         (vec![], "needs --mix"),
         (vec!["--mix", "build", "--rate-start", "10"], "at least 100"),
+        (
+            vec!["--mix", "build", "-t", "64", "--iodepth", "32"],
+            "at most 1024",
+        ),
     ] {
         let mut a = vec!["run", "-w", "load"];
         a.extend(args);

@@ -1,19 +1,21 @@
 //! A load mix: which operations a load workload issues and in what proportions, on which
 //! file and transfer sizes (weighted choices). Written as TOML under `mixes/` (the CLI
 //! parses the file; this is the data and its checks), carried whole in `run.json` so a run
-//! says what it ran. Not: the schedule or the I/O (`schedule`, `worker`).
+//! says what it ran. Not: the schedule or the I/O (`schedule`, `lane`).
 
 use crate::size::{format_size, parse_size, BareUnit};
 use serde::{Deserialize, Deserializer, Serialize};
 
-/// The largest file a mix may name, and the most files per worker: a mix is a load
+/// The largest file a mix may name, and the most files per lane: a mix is a load
 /// pattern, not a way to fill a share.
 pub const MAX_FILE_SIZE: u64 = 1 << 30;
 pub const MAX_FILES: u32 = 10_000;
-/// The largest transfer: each worker holds a buffer this large.
+/// The largest transfer: each lane holds a buffer this large.
 pub const MAX_TRANSFER: u64 = 64 << 20;
+/// The chunk in which a lane first writes its files (not timed).
+pub const SETUP_CHUNK: u64 = 1 << 20;
 
-/// One operation of a mix. Reads and writes stay inside the worker's files (their sizes do
+/// One operation of a mix. Reads and writes stay inside the lane's files (their sizes do
 /// not change); `create` writes a new file of a drawn size, `delete` removes the oldest
 /// file `create` made (a `create` instead when there is none); once `create` has made as
 /// many files as the set holds, it makes its oldest again (space stays bounded).
@@ -30,7 +32,7 @@ pub enum OpKind {
     Delete,
     /// stat() of a random file.
     Stat,
-    /// The entries of the worker's directory.
+    /// The entries of the lane's directory.
     Readdir,
     /// open() and close() of a random file, nothing in between.
     OpenClose,
@@ -91,7 +93,7 @@ pub struct Mix {
     pub name: String,
     /// What the mix models and where that description comes from.
     pub about: String,
-    /// Files each worker makes before the first load point and works on.
+    /// Files each lane makes before the first load point and works on.
     pub files: u32,
     pub file_sizes: Vec<Weighted>,
     /// Transfer sizes of the operations that name none.
@@ -157,7 +159,7 @@ impl Mix {
         Ok(())
     }
 
-    /// The largest file a worker may hold: the bytes of its file set are at most
+    /// The largest file a lane may hold: the bytes of its file set are at most
     /// `files` x this, plus what `create` adds.
     pub fn largest_file(&self) -> u64 {
         self.file_sizes.iter().map(|w| w.size).max().unwrap_or(0)
@@ -171,6 +173,12 @@ impl Mix {
             .map(|w| w.size)
             .max()
             .unwrap_or(0)
+    }
+
+    /// The buffer each lane holds: the largest transfer, and at least the 1 MiB chunk in
+    /// which a lane first writes its files.
+    pub fn lane_buffer(&self) -> u64 {
+        self.largest_transfer().max(SETUP_CHUNK)
     }
 
     /// The transfer sizes of an operation.

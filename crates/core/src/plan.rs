@@ -306,6 +306,10 @@ pub struct LoadParams {
 pub const MAX_LOAD_POINTS: u32 = 100;
 pub const MAX_POINT_SECONDS: f64 = 600.0;
 pub const MAX_LOAD_RATE: f64 = 10_000_000.0;
+/// The most lanes (threads with a request in flight) of one client, over all its workers.
+pub const MAX_LOAD_LANES: u64 = 1024;
+/// The most memory the lanes' buffers of one client may take.
+pub const MAX_LOAD_BUFFERS: u64 = 4 << 30;
 /// Fewest requests per worker at a point's rate: fewer cannot give a rate within 1%.
 pub const MIN_REQUESTS_PER_WORKER: f64 = 100.0;
 
@@ -315,8 +319,24 @@ impl LoadParams {
         self.rate_start + self.rate_step * f64::from(i)
     }
 
-    /// Checks the points against `workers` in total; the error is one line for the user.
-    pub fn validate(&self, workers: u32) -> Result<(), String> {
+    /// Checks the points against `workers` in total, each with `depth` lanes; the error is
+    /// one line for the user.
+    pub fn validate(&self, workers: u32, depth: u32) -> Result<(), String> {
+        let lanes = u64::from(workers) * u64::from(depth);
+        if lanes > MAX_LOAD_LANES {
+            return Err(format!(
+                "--threads x --iodepth is {lanes} lanes, each a thread with its own files: at most {MAX_LOAD_LANES}"
+            ));
+        }
+        let memory = lanes.saturating_mul(self.mix.lane_buffer());
+        if memory > MAX_LOAD_BUFFERS {
+            return Err(format!(
+                "--threads x --iodepth is {lanes} lanes, each with a buffer of {}: {} in all, more than the {} allowed",
+                crate::size::format_size(self.mix.lane_buffer()),
+                crate::size::format_size(memory),
+                crate::size::format_size(MAX_LOAD_BUFFERS)
+            ));
+        }
         self.mix
             .validate()
             .map_err(|e| format!("mix {}: {e}", self.mix.name))?;
@@ -343,11 +363,11 @@ impl LoadParams {
         Ok(())
     }
 
-    /// Inodes and bytes every worker's files need at once: its set, and as many again
-    /// that `create` makes (then it makes the oldest again).
-    pub fn needs(&self, workers: u32) -> (u64, u64) {
-        let per_worker = 2 * u64::from(self.mix.files) + 16;
-        let inodes = per_worker * u64::from(workers);
+    /// Inodes and bytes the files of `lanes` lanes need at once: each lane's set, and as
+    /// many again that `create` makes (then it makes the oldest again).
+    pub fn needs(&self, lanes: u32) -> (u64, u64) {
+        let per_lane = 2 * u64::from(self.mix.files) + 16;
+        let inodes = per_lane * u64::from(lanes);
         (
             inodes,
             inodes.saturating_mul(self.mix.largest_file() + 4096),
@@ -509,9 +529,9 @@ impl Plan {
                 self.iodepth
             ));
         }
-        if self.iodepth > 1 && !matches!(self.workload, Workload::Iozone) {
+        if self.iodepth > 1 && !matches!(self.workload, Workload::Iozone | Workload::Load(_)) {
             return Err(format!(
-                "--iodepth is for the IOzone matrix (--workload iozone), not --workload {}",
+                "--iodepth is for the IOzone matrix and the load workload, not --workload {}",
                 self.workload.name()
             ));
         }
@@ -520,7 +540,7 @@ impl Plan {
             Workload::Metadata(m) => return m.validate(),
             Workload::Smallfiles(s) => return s.validate(),
             Workload::Stream(s) => return s.validate(),
-            Workload::Load(l) => return l.validate(self.threads),
+            Workload::Load(l) => return l.validate(self.threads, self.iodepth),
         }
         if self.ops.is_empty() {
             return Err("no operation selected".into());

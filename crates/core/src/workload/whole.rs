@@ -23,7 +23,7 @@ pub fn preflight(plan: &Plan, target: &Target) -> Result<(), String> {
         Workload::Metadata(m) => m.needs(),
         Workload::Smallfiles(s) => s.needs(),
         Workload::Stream(s) => s.needs(),
-        Workload::Load(l) => l.needs(plan.threads),
+        Workload::Load(l) => l.needs(plan.threads.saturating_mul(plan.iodepth)),
     };
     super::check_space(target.backend.as_ref(), &target.workdir.path, inodes, bytes)
         .map_err(|e| format!("{}: {} workload: {e}", target.name, plan.workload.name()))

@@ -1,5 +1,7 @@
 //! The load workload: a mix of operations (`crate::mix`) issued open-loop by `--threads`
-//! workers at stepped request rates, the load points. Each point is a unit of the engine,
+//! workers at stepped request rates, the load points. Each worker keeps up to `--iodepth`
+//! requests in flight, one per lane (`lane`), all on the worker's one schedule
+//! (`schedule`). Each point is a unit of the engine,
 //! so the targets take turns point by point and their curves are measured side by side in
 //! time; it runs every worker on its own schedule for the point's time and emits one
 //! record: requested and achieved rate, latency counted from the schedule, throughput,
@@ -9,20 +11,20 @@
 //! with its share of the rate, and every point runs (stopping early would need the ranks
 //! to agree on where).
 
+pub mod lane;
 pub mod schedule;
-pub mod worker;
 
 use super::whole::{conclude, WholeTest};
 use super::{check, remove_tree, End, PassError, Runner, SpanEnd, WorkloadRun};
 use crate::latency::LatencyRecorder;
 use crate::plan::{LoadParams, Plan, Workload};
 use crate::record::{Record, Scope};
+use lane::Lane;
 use schedule::Schedule;
 use std::collections::BTreeMap;
 use std::io;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
-use worker::Worker;
 
 /// The share of the requested rate a valid point achieves.
 pub const VALID_SHARE: f64 = 0.99;
@@ -30,29 +32,36 @@ pub const VALID_SHARE: f64 = 0.99;
 /// How far ahead of the workers' first request the schedule starts: time to start them.
 const LEAD: Duration = Duration::from_millis(20);
 
-/// What one worker did at one load point.
+/// What every worker did at one load point: the requests of their schedules, and what
+/// each lane did with those it took.
 struct PointOut {
     requested: u64,
-    done: u64,
     dropped: u64,
+    lanes: Vec<LaneOut>,
+}
+
+/// What one lane did at one load point.
+struct LaneOut {
+    done: u64,
     bytes: u64,
     /// From when each request was due, and from when it was issued.
     latency: LatencyRecorder,
     service: LatencyRecorder,
-    /// When the schedule began, and when the worker issued its last request.
+    /// When the schedule began, and when the lane issued its last request.
     start: Instant,
     last_issued: Instant,
 }
 
-/// The runner of the load workload; it keeps each target's workers between its points.
+/// The runner of the load workload; it keeps each target's lanes between its points.
 #[derive(Default)]
 pub struct LoadRunner {
     curves: Mutex<BTreeMap<(String, u32), Curve>>,
 }
 
-/// A target's curve in one repetition: its workers and their directory while it runs.
+/// A target's curve in one repetition: its workers' lanes (each worker's `--iodepth` lanes
+/// one after the other) and their directory while it runs.
 enum Curve {
-    Running { base: String, workers: Vec<Worker> },
+    Running { base: String, lanes: Vec<Lane> },
     Ended,
 }
 
@@ -72,7 +81,7 @@ impl Runner for LoadRunner {
         WholeTest.preflight(w)
     }
 
-    /// Runs load point `unit` on this target, setting its workers up first when this is
+    /// Runs load point `unit` on this target, setting its lanes up first when this is
     /// its first point of the repetition, and removing them after its last.
     fn run(&self, w: &mut WorkloadRun, unit: usize) -> io::Result<End> {
         let Workload::Load(p) = &w.plan.workload else {
@@ -82,20 +91,20 @@ impl Runner for LoadRunner {
         let key = (w.target.name.clone(), w.rep);
         let curve = curves.entry(key).or_insert_with(|| Curve::Running {
             base: String::new(),
-            workers: Vec::new(),
+            lanes: Vec::new(),
         });
-        let Curve::Running { base, workers } = curve else {
+        let Curve::Running { base, lanes } = curve else {
             return Ok(End::Done);
         };
         let ran = (|| {
-            if workers.is_empty() {
+            if lanes.is_empty() {
                 *base = w
                     .target
                     .workdir
                     .file(&format!("load-r{}-c{}", w.rep, w.ranks.rank()));
-                *workers = make_workers(w, p, base)?;
+                *lanes = make_lanes(w, p, base)?;
             }
-            run_point(w, p, unit as u32, workers)
+            run_point(w, p, unit as u32, lanes)
         })();
         let last = match &ran {
             Ok(valid) => unit + 1 == p.points as usize || !valid && w.ranks.size() == 1,
@@ -103,7 +112,7 @@ impl Runner for LoadRunner {
         };
         if last {
             w.phase = "cleanup".into();
-            let mut closed = workers.iter_mut().try_for_each(|wk| wk.close());
+            let mut closed = lanes.iter_mut().try_for_each(|l| l.close());
             if !base.is_empty() {
                 closed = closed.and_then(|()| remove_tree(w.backend(), base));
             }
@@ -116,20 +125,24 @@ impl Runner for LoadRunner {
     }
 }
 
-/// Makes every worker's directory under `base` and its files (not timed).
-fn make_workers(w: &mut WorkloadRun, p: &LoadParams, base: &str) -> Result<Vec<Worker>, PassError> {
+/// Makes every lane's directory under `base` (`w{worker}l{lane}`) and its files (not
+/// timed): the lanes of worker 0, then those of worker 1, and so on.
+fn make_lanes(w: &mut WorkloadRun, p: &LoadParams, base: &str) -> Result<Vec<Lane>, PassError> {
     w.phase = "setup".into();
     w.backend().mkdir(base)?;
-    let rank = w.ranks.rank();
-    let mut workers = Vec::new();
+    let rank = u64::from(w.ranks.rank());
+    let mut lanes = Vec::new();
     for i in 0..w.plan.threads {
-        check(w.cancel)?;
-        let seed = p.seed ^ (u64::from(w.rep) << 40) ^ (u64::from(rank) << 20) ^ u64::from(i);
-        let dir = format!("{base}/w{i}");
-        let sync = w.plan.timing.sync;
-        workers.push(Worker::make(w.backend(), &dir, &p.mix, seed, sync)?);
+        for j in 0..w.plan.iodepth {
+            check(w.cancel)?;
+            let n = u64::from(i) * u64::from(w.plan.iodepth) + u64::from(j);
+            let seed = p.seed ^ (u64::from(w.rep) << 40) ^ (rank << 20) ^ n;
+            let dir = format!("{base}/w{i}l{j}");
+            let sync = w.plan.timing.sync;
+            lanes.push(Lane::make(w.backend(), &dir, &p.mix, seed, sync)?);
+        }
     }
-    Ok(workers)
+    Ok(lanes)
 }
 
 /// Runs point `i` and emits its record; true when the point is valid.
@@ -137,14 +150,14 @@ fn run_point(
     w: &mut WorkloadRun,
     p: &LoadParams,
     i: u32,
-    workers: &mut [Worker],
+    lanes: &mut [Lane],
 ) -> Result<bool, PassError> {
     check(w.cancel)?;
     let rate = p.rate(i);
     w.phase = format!("load point {} ({rate:.0} requests/s)", i + 1);
     let per_worker = f64::from(w.plan.threads * w.ranks.size());
-    let (outs, end) = point(w, workers, p, rate / per_worker)?;
-    let valid = emit(w, p, i, &outs, &end)?;
+    let (out, end) = point(w, lanes, p, rate / per_worker)?;
+    let valid = emit(w, p, i, &out, &end)?;
     w.progress(
         1,
         &format!("point {} of {} at {rate:.0}/s", i + 1, p.points),
@@ -152,23 +165,30 @@ fn run_point(
     Ok(valid)
 }
 
-/// Runs one load point on every worker at once, each at `rate` requests/s.
+/// Runs one load point on every worker at once, each at `rate` requests/s shared by its
+/// lanes.
 fn point(
     w: &mut WorkloadRun,
-    workers: &mut [Worker],
+    lanes: &mut [Lane],
     p: &LoadParams,
     rate: f64,
-) -> Result<(Vec<PointOut>, SpanEnd), PassError> {
+) -> Result<(PointOut, SpanEnd), PassError> {
     w.start_together()?;
     let (b, cancel, mix) = (w.backend(), w.cancel, &p.mix);
+    let depth = w.plan.iodepth.max(1) as usize;
     let span = w.span();
     let t0 = Instant::now() + LEAD;
-    let results: Vec<Result<PointOut, PassError>> = std::thread::scope(|s| {
-        let handles: Vec<_> = workers
+    let schedules: Vec<Schedule> = lanes
+        .chunks_mut(depth)
+        .map(|worker| Schedule::new(t0, rate, p.point_seconds, worker[0].fraction()))
+        .collect();
+    let results: Vec<Result<LaneOut, PassError>> = std::thread::scope(|s| {
+        let handles: Vec<_> = lanes
             .iter_mut()
-            .map(|wk| {
-                let sched = Schedule::new(t0, rate, p.point_seconds, wk.fraction());
-                s.spawn(move || drive(b, mix, wk, sched, cancel))
+            .enumerate()
+            .map(|(n, lane)| {
+                let sched = &schedules[n / depth];
+                s.spawn(move || drive(b, mix, lane, sched, cancel))
             })
             .collect();
         handles
@@ -181,23 +201,26 @@ fn point(
             .collect()
     });
     let end = w.finish(span);
-    let outs = results.into_iter().collect::<Result<Vec<_>, _>>()?;
-    Ok((outs, end))
+    let out = PointOut {
+        requested: schedules.iter().map(Schedule::count).sum(),
+        dropped: schedules.iter().map(Schedule::dropped).sum(),
+        lanes: results.into_iter().collect::<Result<Vec<_>, _>>()?,
+    };
+    Ok((out, end))
 }
 
-/// One worker's requests of one point, each issued when due (or when the worker is free).
+/// One lane's share of its worker's requests at one point: it takes the next one when it
+/// is free, and issues it when due (at once when it is overdue).
 fn drive(
     b: &dyn crate::backend::Backend,
     mix: &crate::mix::Mix,
-    wk: &mut Worker,
-    mut sched: Schedule,
+    lane: &mut Lane,
+    sched: &Schedule,
     cancel: &std::sync::atomic::AtomicBool,
-) -> Result<PointOut, PassError> {
+) -> Result<LaneOut, PassError> {
     schedule::precise_timers();
-    let mut out = PointOut {
-        requested: sched.count(),
+    let mut out = LaneOut {
         done: 0,
-        dropped: 0,
         bytes: 0,
         latency: LatencyRecorder::new(),
         service: LatencyRecorder::new(),
@@ -208,9 +231,9 @@ fn drive(
         if !schedule::wait_until(due, cancel) {
             return Err(PassError::Interrupted);
         }
-        let op = wk.pick(mix);
+        let op = lane.pick(mix);
         let issued = Instant::now();
-        let d = wk.issue(b, mix, op)?;
+        let d = lane.issue(b, mix, op)?;
         let finished = Instant::now();
         out.latency.record_ns((finished - due).as_nanos() as u64);
         out.service.record_ns((finished - issued).as_nanos() as u64);
@@ -218,7 +241,6 @@ fn drive(
         out.bytes += d.bytes;
         out.last_issued = issued;
     }
-    out.dropped = sched.dropped();
     Ok(out)
 }
 
@@ -227,12 +249,11 @@ fn emit(
     w: &mut WorkloadRun,
     p: &LoadParams,
     i: u32,
-    outs: &[PointOut],
+    out: &PointOut,
     end: &SpanEnd,
 ) -> Result<bool, PassError> {
-    let requested: u64 = outs.iter().map(|o| o.requested).sum();
+    let (requested, dropped, outs) = (out.requested, out.dropped, &out.lanes);
     let done: u64 = outs.iter().map(|o| o.done).sum();
-    let dropped: u64 = outs.iter().map(|o| o.dropped).sum();
     let bytes: u64 = outs.iter().map(|o| o.bytes).sum();
     // The point lasts its time, or until its last request was issued when a backlog made
     // that later: the rate achieved counts the time issuing took. (Not until the last one
@@ -257,6 +278,7 @@ fn emit(
     let mut r = w.record("load", &end.started_at);
     r.scope = Scope::Single;
     r.threads = w.plan.threads;
+    r.iodepth = w.plan.iodepth;
     w.close_span(&mut r, end);
     r.bytes = bytes;
     r.throughput_kib_s = bytes as f64 / 1024.0 / seconds;
@@ -293,28 +315,70 @@ mod tests {
     use crate::testing::LogFs;
     use std::sync::atomic::AtomicBool;
 
+    fn stat_mix() -> Mix {
+        serde_json::from_str(
+            r#"{"name": "t", "about": "t", "files": 2,
+            "file_sizes": [{"size": "4k", "weight": 1}], "op": [{"kind": "stat", "weight": 1}]}"#,
+        )
+        .unwrap()
+    }
+
+    /// Runs one second at 1,000 requests/s on `lanes` lanes sharing one schedule, the
+    /// 100th call of the mock pausing 100 ms: (lane outputs, dropped).
+    fn one_stalled_second(lanes: usize) -> (Vec<LaneOut>, u64) {
+        let (fs, mix) = (LogFs::default(), stat_mix());
+        let mut lanes: Vec<Lane> = (0..lanes)
+            .map(|i| Lane::make(&fs, &format!("d{i}"), &mix, i as u64, false).unwrap())
+            .collect();
+        fs.take();
+        *fs.stall.lock().unwrap() = Some((100, Duration::from_millis(100)));
+        let sched = Schedule::new(Instant::now(), 1000.0, 1.0, 0.5);
+        let cancel = AtomicBool::new(false);
+        let outs = std::thread::scope(|s| {
+            let hs: Vec<_> = lanes
+                .iter_mut()
+                .map(|l| s.spawn(|| drive(&fs, &mix, l, &sched, &cancel).unwrap()))
+                .collect();
+            hs.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        (outs, sched.dropped())
+    }
+
     /// A 100 ms stall at 1,000 requests/s holds up about 100 requests: counted from the
     /// schedule they are the slowest 10%, so p99 is tens of ms; counted from when each was
     /// issued only one request was slow, and p99 would hide the stall.
     #[test]
     fn a_stall_shows_in_every_request_it_held_up() {
-        let fs = LogFs::default();
-        let mix: Mix = serde_json::from_str(
-            r#"{"name": "t", "about": "t", "files": 2,
-            "file_sizes": [{"size": "4k", "weight": 1}], "op": [{"kind": "stat", "weight": 1}]}"#,
-        )
-        .unwrap();
-        let mut wk = Worker::make(&fs, "d", &mix, 1, false).unwrap();
-        fs.take();
-        *fs.stall.lock().unwrap() = Some((100, Duration::from_millis(100)));
-        let sched = Schedule::new(Instant::now(), 1000.0, 1.0, 0.5);
-        let out = drive(&fs, &mix, &mut wk, sched, &AtomicBool::new(false)).unwrap();
-        assert_eq!((out.requested, out.done, out.dropped), (1000, 1000, 0));
+        let (outs, dropped) = one_stalled_second(1);
+        let out = &outs[0];
+        assert_eq!((out.done, dropped), (1000, 0));
         let (due, issued) = (out.latency.summary(), out.service.summary());
         assert!(due.lat_p99_us > 50_000.0, "p99 from the schedule {due:?}");
         // About 100 requests held up by 50 ms on average: 5 ms a request over 1,000.
         assert!(due.lat_mean_us > 3_000.0, "mean from the schedule {due:?}");
         assert!(issued.lat_p99_us < 5_000.0, "p99 from issue {issued:?}");
         assert!(issued.lat_max_us >= 100_000.0, "{issued:?}");
+    }
+
+    /// With two lanes (`--iodepth 2`) the requests after a slow one are issued on schedule
+    /// while it is outstanding: only the slow one is late.
+    #[test]
+    fn with_two_lanes_requests_go_out_on_schedule_while_one_is_outstanding() {
+        let (outs, dropped) = one_stalled_second(2);
+        assert_eq!(
+            (outs.iter().map(|o| o.done).sum::<u64>(), dropped),
+            (1000, 0)
+        );
+        let mut due = LatencyRecorder::new();
+        outs.iter().for_each(|o| due.merge(&o.latency));
+        let due = due.summary();
+        assert!(due.lat_max_us >= 100_000.0, "the slow request {due:?}");
+        assert!(due.lat_p99_us < 5_000.0, "p99 from the schedule {due:?}");
+        // Both lanes took requests: the second one went on alone through the pause.
+        assert!(
+            outs.iter().all(|o| o.done >= 100),
+            "{:?}",
+            outs.iter().map(|o| o.done).collect::<Vec<_>>()
+        );
     }
 }

@@ -1,27 +1,29 @@
 //! The open-loop schedule of one load worker at one load point: request k is due at
-//! `start + (k + phase) / rate`, for exactly `round(rate x seconds)` requests. A request is
-//! issued when due, or as soon as the worker is free when it is behind, and its latency is
-//! counted from when it was due: a stall shows in every request it held up (wrk2's
-//! correction for coordinated omission), not only in the one that met it. A worker still
-//! behind at the point's end goes on with its overdue requests (a short backlog clears
-//! in a moment on a target that keeps up), but not past twice the point's time: the rest
-//! are dropped, and the point falls short of its rate. Not: what a request does
-//! (`worker`).
+//! `start + (k + phase) / rate`, for exactly `round(rate x seconds)` requests. The worker's
+//! lanes (`--iodepth`) share it: each takes the next request when it is free, so a request
+//! is issued when due whether or not earlier ones returned, as long as a lane is free, and
+//! as soon as one is free when all are busy. Its latency is counted from when it was due: a
+//! stall shows in every request it held up (wrk2's correction for coordinated omission),
+//! not only in the one that met it. A worker still behind at the point's end goes on with
+//! its overdue requests (a short backlog clears in a moment on a target that keeps up), but
+//! not past twice the point's time: the rest are dropped, and the point falls short of its
+//! rate. Not: what a request does (`lane`).
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// How long a worker may take, in point times, to issue a point's requests.
 pub const OVERRUN: f64 = 2.0;
 
-/// The due times of one worker's requests at one load point.
-#[derive(Debug, Clone)]
+/// The due times of one worker's requests at one load point, handed out to its lanes.
+#[derive(Debug)]
 pub struct Schedule {
     start: Instant,
     end: Instant,
     interval_s: f64,
     phase: f64,
-    next: u64,
+    /// The next request not yet handed out.
+    next: AtomicU64,
     count: u64,
 }
 
@@ -35,7 +37,7 @@ impl Schedule {
             end: start + Duration::from_secs_f64(seconds * OVERRUN),
             interval_s: if rate > 0.0 { 1.0 / rate } else { 0.0 },
             phase: phase.clamp(0.0, 0.999),
-            next: 0,
+            next: AtomicU64::new(0),
             count,
         }
     }
@@ -49,21 +51,21 @@ impl Schedule {
         self.count
     }
 
-    /// The due time of the next request; `None` when all were issued, or when `now` is
-    /// past `OVERRUN` point times (the rest are dropped: see `dropped`).
-    pub fn next_due(&mut self, now: Instant) -> Option<Instant> {
-        if self.next >= self.count || now >= self.end {
+    /// Hands out the next request: its due time; `None` when all were handed out, or when
+    /// `now` is past `OVERRUN` point times (the rest are dropped: see `dropped`).
+    pub fn next_due(&self, now: Instant) -> Option<Instant> {
+        if now >= self.end {
             return None;
         }
-        let due =
-            self.start + Duration::from_secs_f64((self.next as f64 + self.phase) * self.interval_s);
-        self.next += 1;
-        Some(due)
+        let k = self.next.fetch_add(1, Ordering::Relaxed);
+        (k < self.count).then(|| {
+            self.start + Duration::from_secs_f64((k as f64 + self.phase) * self.interval_s)
+        })
     }
 
-    /// Requests never issued because the worker ran out of time.
+    /// Requests never handed out because the worker ran out of time.
     pub fn dropped(&self) -> u64 {
-        self.count - self.next
+        self.count - self.next.load(Ordering::Relaxed).min(self.count)
     }
 }
 
@@ -95,7 +97,7 @@ mod tests {
     #[test]
     fn exactly_rate_times_seconds_requests_evenly_spaced() {
         let t0 = Instant::now();
-        let mut s = Schedule::new(t0, 100.0, 2.0, 0.5);
+        let s = Schedule::new(t0, 100.0, 2.0, 0.5);
         assert_eq!(s.count(), 200);
         let dues: Vec<Instant> = std::iter::from_fn(|| s.next_due(t0)).collect();
         assert_eq!(dues.len(), 200);
@@ -109,7 +111,7 @@ mod tests {
     #[test]
     fn overdue_requests_go_on_after_the_end_but_not_past_twice_its_time() {
         let t0 = Instant::now();
-        let mut s = Schedule::new(t0, 10.0, 1.0, 0.0);
+        let s = Schedule::new(t0, 10.0, 1.0, 0.0);
         assert!(s.next_due(t0).is_some());
         assert!(s.next_due(t0 + Duration::from_millis(1500)).is_some());
         assert!(s.next_due(t0 + Duration::from_secs(2)).is_none());

@@ -1,16 +1,17 @@
-//! One load worker's files and what each request of a mix does to them, through the
-//! backend trait. The worker makes its files and opens them before the first load point
-//! (not timed) and keeps them open for reads and writes, as a share's clients keep their
-//! working files open; opening is measured by `open-close`. Not: when requests are issued
-//! (`schedule`).
+//! One lane of a load worker: a thread with one request in flight at a time, its own
+//! files, and what each request of a mix does to them, through the backend trait. A worker
+//! is `--iodepth` lanes on one schedule (depth 1: a worker is a lane). The lane makes its
+//! files and opens them before the first load point (not timed) and keeps them open for
+//! reads and writes, as a share's clients keep their working files open; opening is
+//! measured by `open-close`. Not: when requests are issued (`schedule`).
 
 use crate::backend::{pread_full, pwrite_all, Backend, FileHandle, OpenOptions};
 use crate::buffer::AlignedBuf;
-use crate::mix::{pick, Mix, MixOp, OpKind, Weighted};
+use crate::mix::{pick, Mix, MixOp, OpKind, Weighted, SETUP_CHUNK};
 use std::collections::VecDeque;
 use std::io;
 
-/// A file of the worker's set, open for reads and writes (`None` once closed).
+/// A file of the lane's set, open for reads and writes (`None` once closed).
 struct LoadFile {
     path: String,
     size: u64,
@@ -24,8 +25,8 @@ struct Cursor {
     offset: u64,
 }
 
-/// One worker's files, cursors and random draws.
-pub struct Worker {
+/// One lane's files, cursors and random draws.
+pub struct Lane {
     dir: String,
     files: Vec<LoadFile>,
     /// Files `create` made, oldest first (what `delete` removes).
@@ -47,47 +48,38 @@ pub struct Done {
     pub bytes: u64,
 }
 
-/// The chunk in which the set's files are first written.
-const SETUP_CHUNK: u64 = 1 << 20;
-
 fn draw(list: &[Weighted], rng: &mut fastrand::Rng) -> u64 {
     let total: u64 = list.iter().map(|w| u64::from(w.weight)).sum();
     list[pick(list.iter().map(|w| w.weight), rng.u64(0..total))].size
 }
 
-impl Worker {
+impl Lane {
     /// Makes directory `dir` and the mix's files in it (sizes drawn with `seed`); `sync`:
     /// the requests' writes are O_SYNC.
-    pub fn make(
-        b: &dyn Backend,
-        dir: &str,
-        mix: &Mix,
-        seed: u64,
-        sync: bool,
-    ) -> io::Result<Worker> {
-        let mut w = Worker {
+    pub fn make(b: &dyn Backend, dir: &str, mix: &Mix, seed: u64, sync: bool) -> io::Result<Lane> {
+        let mut w = Lane {
             dir: dir.to_string(),
             files: Vec::new(),
             created: VecDeque::new(),
             made: 0,
             reader: Cursor::default(),
             writer: Cursor::default(),
-            buf: AlignedBuf::filled(mix.largest_transfer().max(SETUP_CHUNK) as usize),
+            buf: AlignedBuf::filled(mix.lane_buffer() as usize),
             rng: fastrand::Rng::with_seed(seed),
-            sync: false,
+            sync,
         };
         b.mkdir(dir)?;
         for i in 0..mix.files {
             let size = draw(&mix.file_sizes, &mut w.rng);
             let path = format!("{dir}/f{i}");
-            w.write_new(b, &path, size, SETUP_CHUNK)?;
+            // The set's first writing is setup, never O_SYNC.
+            w.write_new(b, &path, size, SETUP_CHUNK, false)?;
             w.files.push(LoadFile {
                 path,
                 size,
                 handle: None,
             });
         }
-        w.sync = sync;
         let how = OpenOptions {
             sync,
             ..OpenOptions::read_write()
@@ -98,9 +90,17 @@ impl Worker {
         Ok(w)
     }
 
-    fn write_new(&mut self, b: &dyn Backend, path: &str, size: u64, chunk: u64) -> io::Result<()> {
+    /// Makes `path` anew, `size` bytes written `chunk` at a time (`sync`: O_SYNC).
+    fn write_new(
+        &mut self,
+        b: &dyn Backend,
+        path: &str,
+        size: u64,
+        chunk: u64,
+        sync: bool,
+    ) -> io::Result<()> {
         let how = OpenOptions {
-            sync: self.sync,
+            sync,
             ..OpenOptions::create_new()
         };
         let mut f = b.open(path, how)?;
@@ -119,7 +119,7 @@ impl Worker {
         &mix.ops[pick(mix.ops.iter().map(|o| o.weight), self.rng.u64(0..total))]
     }
 
-    /// A uniform draw in 0..1 (a worker's phase in the schedule).
+    /// A uniform draw in 0..1 (its worker's phase in the schedule).
     pub fn fraction(&mut self) -> f64 {
         self.rng.f64()
     }
@@ -200,7 +200,7 @@ impl Worker {
                 format!("{}/c{}", self.dir, self.made - 1)
             }
         };
-        self.write_new(b, &path, size, transfer)?;
+        self.write_new(b, &path, size, transfer, self.sync)?;
         self.created.push_back(path);
         Ok(Done {
             kind: OpKind::Create,
@@ -258,7 +258,7 @@ mod tests {
     fn sequential_reads_walk_a_file_then_move_on() {
         let fs = LogFs::default();
         let m = mix(r#"{"kind": "read-seq", "weight": 1}"#);
-        let mut w = Worker::make(&fs, "d", &m, 1, false).unwrap();
+        let mut w = Lane::make(&fs, "d", &m, 1, false).unwrap();
         fs.take();
         let bytes: u64 = (0..8)
             .map(|_| w.issue(&fs, &m, &m.ops[0]).unwrap().bytes)
@@ -274,7 +274,7 @@ mod tests {
     fn delete_removes_what_create_made_and_creates_when_there_is_none() {
         let fs = LogFs::default();
         let m = mix(r#"{"kind": "create", "weight": 1}, {"kind": "delete", "weight": 1}"#);
-        let mut w = Worker::make(&fs, "d", &m, 1, false).unwrap();
+        let mut w = Lane::make(&fs, "d", &m, 1, false).unwrap();
         let (create, delete) = (&m.ops[0], &m.ops[1]);
         assert_eq!(w.issue(&fs, &m, delete).unwrap().kind, OpKind::Create);
         assert_eq!(w.issue(&fs, &m, create).unwrap().bytes, 65536);
