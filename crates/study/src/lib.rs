@@ -360,6 +360,7 @@ pub fn write_report(
             labels,
             baseline: None,
             out: out.join(&step.id),
+            latency_bound_us: first.study.latency_bound_ms(&step.id).map(|ms| ms * 1000.0),
             ..Default::default()
         };
         match sharebench_report::build(&req) {
@@ -402,5 +403,14 @@ mod tests {
         }
         assert_eq!(find("dfs-nfs-vs-smb").unwrap().0.name, "dfs-nfs-vs-smb");
         assert!(find("nope").unwrap_err().contains("unknown study 'nope'"));
+    }
+
+    /// The step report of the main job's load step reads its curves at the bound of the
+    /// study's load-capacity figure, so the two show the same rates.
+    #[test]
+    fn a_load_steps_report_takes_the_bound_of_its_figure() {
+        let (s, _) = find("dfs-nfs-vs-smb").unwrap();
+        assert_eq!(s.latency_bound_ms("load-build"), Some(10.0));
+        assert_eq!(s.latency_bound_ms("matrix"), None);
     }
 }

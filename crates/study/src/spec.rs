@@ -518,6 +518,17 @@ impl Study {
         Ok(())
     }
 
+    /// The p99 bound, ms, that the step's load curves are read at: the bound of the
+    /// first `load-capacity` claim on it (its step report shows the same rate).
+    pub fn latency_bound_ms(&self, step: &str) -> Option<f64> {
+        self.claims.iter().find_map(|c| match &c.check {
+            Check::LoadCapacity {
+                step: s, bound_ms, ..
+            } if s == step => Some(*bound_ms),
+            _ => None,
+        })
+    }
+
     /// The study's alternations: each name with its steps, in the study's order.
     pub fn alternations(&self) -> BTreeMap<&str, Vec<&Step>> {
         let mut out: BTreeMap<&str, Vec<&Step>> = BTreeMap::new();
