@@ -292,7 +292,7 @@ fn mpirun(np: u32, args: &[String]) -> CliResult<()> {
     require_mpi()?;
     let state = sharebench_lab::state::LabState::load()
         .map_err(fail)?
-        .filter(|s| s.phase == "up")
+        .filter(|s| s.phase == sharebench_lab::state::Phase::Up)
         .ok_or_else(|| CliError::usage("no lab is up; start one with 'sharebench lab up'"))?;
     let clients = state.topology.clients().count() as u32;
     if np > clients {

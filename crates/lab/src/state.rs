@@ -53,11 +53,29 @@ pub struct ServiceInfo {
     pub log: PathBuf,
 }
 
+/// Where `lab up` is: a lab left `Starting` was interrupted half-way (`lab down` cleans it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    /// `lab up` is running (or died while it ran).
+    Starting,
+    /// Every server answered.
+    Up,
+}
+
+impl std::fmt::Display for Phase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Phase::Starting => "starting",
+            Phase::Up => "up",
+        })
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LabState {
     pub version: u32,
-    /// `starting` while `lab up` runs, `up` when every server answered.
-    pub phase: String,
+    pub phase: Phase,
     pub topology: Topology,
     /// The backings as `lab up --fs` gave them, e.g. `xfs,ext4`.
     pub fs: String,
