@@ -78,12 +78,12 @@ pub fn main(args: ReportArgs) -> CliResult<()> {
     };
     sharebench_report::check_out_dir(&req.out).map_err(|e| CliError::usage(e.0))?;
     let started = std::time::Instant::now();
-    let (analysis, rendered) = sharebench_report::build(&req).map_err(|e| CliError::usage(e.0))?;
+    let (_, rendered) = sharebench_report::build(&req).map_err(|e| CliError::usage(e.0))?;
     let mut err = std::io::stderr();
     for w in &rendered.warnings {
         let _ = writeln!(err, "sharebench: warning: {w}");
     }
-    sharebench_report::write(&req.out, &analysis, &rendered).map_err(|e| CliError::failed(e.0))?;
+    sharebench_report::write(&req.out, &rendered).map_err(|e| CliError::failed(e.0))?;
     let mut out = crate::stdout::stdout();
     let _ = write!(out, "{}", rendered.summary);
     let _ = writeln!(

@@ -20,6 +20,8 @@ pub mod import;
 pub mod latency_html;
 pub mod load;
 pub mod model;
+pub mod render;
+pub mod results_csv;
 pub mod stats;
 pub mod summary;
 pub mod surface;
@@ -76,10 +78,23 @@ impl Default for ReportRequest {
 
 /// The files of a report, rendered in memory before anything is written.
 pub struct Rendered {
-    pub html: String,
-    pub xlsx: Vec<u8>,
+    /// (file name, contents), one per format that makes a file (`render::ALL`).
+    pub files: Vec<(&'static str, Vec<u8>)>,
+    /// The terminal summary.
     pub summary: String,
     pub warnings: Vec<String>,
+}
+
+impl Rendered {
+    /// The contents of file `name` as text (empty when there is no such file, or it is
+    /// not UTF-8).
+    pub fn text(&self, name: &str) -> &str {
+        self.files
+            .iter()
+            .find(|(n, _)| *n == name)
+            .and_then(|(_, b)| std::str::from_utf8(b).ok())
+            .unwrap_or("")
+    }
 }
 
 /// Loads, analyses and renders everything; writes nothing.
@@ -87,19 +102,19 @@ pub fn build(req: &ReportRequest) -> Result<(analysis::Analysis, Rendered)> {
     let loaded = load::load_inputs(&req.inputs, &req.labels)?;
     let mut analysis = analysis::analyse(loaded, req.baseline.as_deref(), req.threshold_pct)?;
     analysis.latency_bound_us = req.latency_bound_us;
-    let html = html::render(&analysis);
-    let xlsx = xlsx::render(&analysis)?;
-    let summary = summary::render(&analysis);
-    let warnings = analysis.load_warnings.clone();
-    Ok((
-        analysis,
-        Rendered {
-            html,
-            xlsx,
-            summary,
-            warnings,
-        },
-    ))
+    let mut rendered = Rendered {
+        files: Vec::new(),
+        summary: String::new(),
+        warnings: analysis.load_warnings.clone(),
+    };
+    for r in render::ALL {
+        let bytes = r.render(&analysis)?;
+        match r.file_name() {
+            Some(name) => rendered.files.push((name, bytes)),
+            None => rendered.summary = String::from_utf8_lossy(&bytes).into_owned(),
+        }
+    }
+    Ok((analysis, rendered))
 }
 
 /// Checks that `dir` is new or empty (the rule of `run --out`): a report never writes
@@ -146,8 +161,9 @@ pub fn check_out_dir(dir: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Writes report.html, results.xlsx and results.csv into a new or empty `dir`.
-pub fn write(dir: &Path, analysis: &analysis::Analysis, rendered: &Rendered) -> Result<()> {
+/// Writes the rendered files (report.html, results.xlsx, results.csv) into a new or
+/// empty `dir`.
+pub fn write(dir: &Path, rendered: &Rendered) -> Result<()> {
     check_out_dir(dir)?;
     let err =
         |e: std::io::Error| ReportError(format!("cannot write in --out {}: {e}", dir.display()));
@@ -156,8 +172,8 @@ pub fn write(dir: &Path, analysis: &analysis::Analysis, rendered: &Rendered) -> 
     let write = |name: &str, bytes: &[u8]| -> std::io::Result<()> {
         out.create_new(name, 0o644)?.write_all(bytes)
     };
-    write("report.html", rendered.html.as_bytes()).map_err(err)?;
-    write("results.xlsx", &rendered.xlsx).map_err(err)?;
-    sharebench_core::record::write_csv(&out, "results.csv", &analysis.records).map_err(err)?;
+    for (name, bytes) in &rendered.files {
+        write(name, bytes).map_err(err)?;
+    }
     Ok(())
 }

@@ -114,8 +114,8 @@ fn report_opens_in_chromium_without_console_errors() {
         out: out.clone(),
         ..Default::default()
     };
-    let (a, r) = build(&req).unwrap();
-    write(&out, &a, &r).unwrap();
+    let (_, r) = build(&req).unwrap();
+    write(&out, &r).unwrap();
     let page = out.join("report.html");
 
     let (dom, err) = run_chromium(&bin, &page, &["--dump-dom"]);
@@ -184,7 +184,7 @@ fn report_html_is_self_contained() {
         out: tmp.path().join("o"),
         ..Default::default()
     };
-    let html = build(&req).unwrap().1.html;
+    let html = build(&req).unwrap().1.text("report.html").to_string();
     for needle in [
         "<script src",
         "<link",
@@ -262,7 +262,7 @@ fn surface_view_opens_in_chromium_and_is_screenshotted() {
         out: tmp.path().join("report"),
         ..Default::default()
     };
-    let html = build(&req).unwrap().1.html;
+    let html = build(&req).unwrap().1.text("report.html").to_string();
     let head = &html[..html.find("<main>").expect("no <main>") + "<main>".len()];
     let block = html
         .match_indices("<details class=surf>")

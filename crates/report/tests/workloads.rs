@@ -128,7 +128,7 @@ fn workload_sections_render_next_to_the_matrix() {
     // The matrices hold only the IOzone operations.
     let ops: Vec<&str> = a.ops.iter().map(|o| o.op.as_str()).collect();
     assert_eq!(ops, ["write", "read"]);
-    let h = &rendered.html;
+    let h = rendered.text("report.html");
     for needle in [
         "id=metadata",
         "create-file rate vs count",
@@ -169,5 +169,7 @@ fn a_run_of_only_workload_records_still_reports() {
         ..Default::default()
     })
     .unwrap();
-    assert!(rendered.html.contains("remove-dir rate vs count"));
+    assert!(rendered
+        .text("report.html")
+        .contains("remove-dir rate vs count"));
 }

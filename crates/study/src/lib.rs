@@ -364,8 +364,8 @@ pub fn write_report(
             ..Default::default()
         };
         match sharebench_report::build(&req) {
-            Ok((analysis, rendered)) => {
-                sharebench_report::write(&req.out, &analysis, &rendered).map_err(|e| e.0)?;
+            Ok((_, rendered)) => {
+                sharebench_report::write(&req.out, &rendered).map_err(|e| e.0)?;
                 step_reports.insert(step.id.clone(), format!("{}/report.html", step.id));
             }
             Err(e) => {

@@ -154,7 +154,7 @@ pub fn write_dir(
         },
         started_at: "2026-01-01T00:00:00Z".into(),
         ended_at: Some("2026-01-01T01:00:00Z".into()),
-        outcome: "complete".into(),
+        outcome: sharebench_core::manifest::RunOutcome::Complete,
         records: recs.len() as u64,
         coordination_ms: None,
     };
