@@ -10,7 +10,7 @@ use sharebench_core::plan::{
     self, AutoReps, CachePolicy, LoadParams, MetadataParams, Plan, Prealloc, PreallocHints,
     SmallfilesParams, StreamParams, Timing, Workload,
 };
-use sharebench_core::record::{Record, Scope, Status};
+use sharebench_core::record::Record;
 use sharebench_core::size::{parse_size, parse_size_list, BareUnit};
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -742,17 +742,7 @@ pub fn main(mut args: RunArgs, cluster: Option<&dyn session::Cluster>) -> CliRes
         };
     }
     let mut out = crate::stdout::stdout();
-    if plan.workload == Workload::Iozone {
-        summary::print(&result.records, &mut out);
-        let _ = writeln!(
-            out,
-            "(rep CV%: the median over cells of the run-to-run variation across repetitions; - = one repetition, nothing to vary)"
-        );
-    } else if matches!(plan.workload, Workload::Load(_)) {
-        summary::print_load(&result.records, &mut out);
-    } else {
-        print_workload_summary(&result.records, &mut out);
-    }
+    summary::print_run(&plan.workload, &result.records, &mut out);
     if let Some(rule) = plan.auto_reps {
         let _ = writeln!(out, "{}", sampling_line(&result.records, &rule, plan.reps));
     }
@@ -798,88 +788,6 @@ fn sampling_line(records: &[Record], rule: &AutoReps, max_reps: u32) -> String {
         count(RepsStop::TimeCap),
         rule.max_unit_s,
     )
-}
-
-/// Values over repetitions, their unit, and extents per file.
-type Group = (Vec<f64>, &'static str, Option<f64>);
-
-/// The terminal summary of the metadata, smallfiles and stream workloads: per target and
-/// operation, the median over repetitions of its rate (operations/s, or MiB/s for data).
-fn print_workload_summary(records: &[Record], out: &mut dyn Write) {
-    // (target, order, label) -> (values, unit, extents)
-    let mut groups: BTreeMap<(String, usize, String), Group> = BTreeMap::new();
-    let mut order: Vec<String> = Vec::new();
-    for r in records
-        .iter()
-        .filter(|r| r.status == Status::Ok && r.scope != Scope::Worker)
-    {
-        let g = &r.figures;
-        let mut label = r.op.clone();
-        if let Some(t) = &g.test {
-            label = format!("{t} {label}");
-        }
-        if let Some(n) = g.streams {
-            label = format!("{label} x{n}");
-        } else if r.workload == "metadata" && r.bytes > 0 {
-            label = format!(
-                "{label} {}",
-                sharebench_core::size::format_size(r.file_size)
-            );
-        } else if r.workload == "metadata" && g.dirs.is_some() && g.files.is_some() {
-            label = format!("{label} n={}", g.files.unwrap_or(0));
-        }
-        let (value, unit) = if r.bytes > 0 || r.workload == "stream" {
-            (r.throughput_kib_s / 1024.0, "MiB/s")
-        } else {
-            (g.ops_per_s.unwrap_or(0.0), "ops/s")
-        };
-        let pos = order.iter().position(|o| o == &label).unwrap_or_else(|| {
-            order.push(label.clone());
-            order.len() - 1
-        });
-        let e = groups
-            .entry((r.target.clone(), pos, label))
-            .or_insert((Vec::new(), unit, None));
-        e.0.push(value);
-        if r.workload == "smallfiles" {
-            e.1 = "files/s";
-            *e.0.last_mut().unwrap_or(&mut 0.0) = g.ops_per_s.unwrap_or(0.0);
-        }
-        if g.extents_per_file.is_some() {
-            e.2 = g.extents_per_file;
-        }
-    }
-    if groups.is_empty() {
-        let _ = writeln!(out, "No successful measurements.");
-        return;
-    }
-    let _ = writeln!(
-        out,
-        "{:<24} {:<30} {:>12} {:<8} {:>5} {:>9}",
-        "target", "operation", "median", "unit", "reps", "extents"
-    );
-    for ((target, _, label), (values, unit, extents)) in &groups {
-        let mut v = values.clone();
-        v.sort_by(|a, b| a.total_cmp(b));
-        let median = if v.len() % 2 == 1 {
-            v[v.len() / 2]
-        } else {
-            (v[v.len() / 2 - 1] + v[v.len() / 2]) / 2.0
-        };
-        let name = if target.len() > 24 {
-            format!("...{}", &target[target.len() - 21..])
-        } else {
-            target.clone()
-        };
-        let ext = extents
-            .map(|e| format!("{e:.0}"))
-            .unwrap_or_else(|| "-".into());
-        let _ = writeln!(
-            out,
-            "{name:<24} {label:<30} {median:>12.1} {unit:<8} {:>5} {ext:>9}",
-            v.len()
-        );
-    }
 }
 
 #[cfg(test)]

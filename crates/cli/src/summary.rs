@@ -1,8 +1,11 @@
-//! The terminal summary after `run`: per target and operation, the median throughput over
-//! cells, the peak cell, the spread across repetitions, the operations per second at
-//! records up to 64 KiB and the p99 latency. A glance, not the analysis
-//! (that is `sharebench report`).
+//! The terminal summary after `run`, for every workload: for the IOzone matrix per target
+//! and operation the median throughput over cells, the peak cell, the spread across
+//! repetitions, the operations per second at records up to 64 KiB and the p99 latency; a
+//! line per load point; the median rate of each operation of the other workloads. A
+//! glance from the records, not the analysis (that is `sharebench report`, whose terminal
+//! lines are its `render::Terminal`).
 
+use sharebench_core::plan::Workload;
 use sharebench_core::record::{Record, Scope, Status};
 use sharebench_core::size::format_size;
 use sharebench_report::format;
@@ -11,7 +14,22 @@ use sharebench_report::tails::{iops, IOPS_MAX_RECORD};
 use std::collections::BTreeMap;
 use std::io::Write;
 
-pub fn print(records: &[Record], out: &mut dyn Write) {
+/// Prints the summary of `workload`'s records.
+pub fn print_run(workload: &Workload, records: &[Record], out: &mut dyn Write) {
+    match workload {
+        Workload::Iozone => {
+            print(records, out);
+            let _ = writeln!(
+                out,
+                "(rep CV%: the median over cells of the run-to-run variation across repetitions; - = one repetition, nothing to vary)"
+            );
+        }
+        Workload::Load(_) => print_load(records, out),
+        _ => print_workload_summary(records, out),
+    }
+}
+
+fn print(records: &[Record], out: &mut dyn Write) {
     // (target, op order, op) -> (file, record) -> (KiB/s, p99 µs) over repetitions
     type Cells = BTreeMap<(u64, u64), Vec<(f64, f64)>>;
     let mut groups: BTreeMap<(String, usize, String), Cells> = BTreeMap::new();
@@ -86,11 +104,7 @@ pub fn print(records: &[Record], out: &mut dyn Write) {
         } else {
             format!("{:.1}", median(&cvs))
         };
-        let name = if target.len() > 24 {
-            format!("...{}", &target[target.len() - 21..])
-        } else {
-            target.clone()
-        };
+        let name = short_name(target);
         let _ = writeln!(
             out,
             "{:<24} {:<15} {:>5} {:>12.1} {:>12.1}  {:<13} {:>8} {:>9} {:>9}",
@@ -111,7 +125,7 @@ pub fn print(records: &[Record], out: &mut dyn Write) {
 /// requested and achieved rates, latency (from the schedule), throughput and client CPU per
 /// request; medians over repetitions, and a point counts as valid when every repetition
 /// was.
-pub fn print_load(records: &[Record], out: &mut dyn Write) {
+fn print_load(records: &[Record], out: &mut dyn Write) {
     // (target, point) -> records over repetitions
     let mut points: BTreeMap<(String, u32), Vec<&Record>> = BTreeMap::new();
     let mut order: Vec<&str> = Vec::new();
@@ -163,4 +177,100 @@ pub fn print_load(records: &[Record], out: &mut dyn Write) {
         out,
         "(latency from when each request was due; svc p99: from when it was issued; CPU µs: this process's CPU per request; valid: achieved at least 99% of asked)"
     );
+}
+
+/// Values over repetitions, their unit, and extents per file.
+type Group = (Vec<f64>, &'static str, Option<f64>);
+
+/// The terminal summary of the metadata, smallfiles and stream workloads: per target and
+/// operation, the median over repetitions of its rate (operations/s, or MiB/s for data).
+fn print_workload_summary(records: &[Record], out: &mut dyn Write) {
+    // (target, order, label) -> (values, unit, extents)
+    let mut groups: BTreeMap<(String, usize, String), Group> = BTreeMap::new();
+    let mut order: Vec<String> = Vec::new();
+    for r in records
+        .iter()
+        .filter(|r| r.status == Status::Ok && r.scope != Scope::Worker)
+    {
+        let g = &r.figures;
+        let mut label = r.op.clone();
+        if let Some(t) = &g.test {
+            label = format!("{t} {label}");
+        }
+        if let Some(n) = g.streams {
+            label = format!("{label} x{n}");
+        } else if r.workload == "metadata" && r.bytes > 0 {
+            label = format!(
+                "{label} {}",
+                sharebench_core::size::format_size(r.file_size)
+            );
+        } else if r.workload == "metadata" && g.dirs.is_some() && g.files.is_some() {
+            label = format!("{label} n={}", g.files.unwrap_or(0));
+        }
+        let (value, unit) = if r.bytes > 0 || r.workload == "stream" {
+            (r.throughput_kib_s / 1024.0, "MiB/s")
+        } else {
+            (g.ops_per_s.unwrap_or(0.0), "ops/s")
+        };
+        let pos = order.iter().position(|o| o == &label).unwrap_or_else(|| {
+            order.push(label.clone());
+            order.len() - 1
+        });
+        let e = groups
+            .entry((r.target.clone(), pos, label))
+            .or_insert((Vec::new(), unit, None));
+        e.0.push(value);
+        if r.workload == "smallfiles" {
+            e.1 = "files/s";
+            *e.0.last_mut().unwrap_or(&mut 0.0) = g.ops_per_s.unwrap_or(0.0);
+        }
+        if g.extents_per_file.is_some() {
+            e.2 = g.extents_per_file;
+        }
+    }
+    if groups.is_empty() {
+        let _ = writeln!(out, "No successful measurements.");
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "{:<24} {:<30} {:>12} {:<8} {:>5} {:>9}",
+        "target", "operation", "median", "unit", "reps", "extents"
+    );
+    for ((target, _, label), (values, unit, extents)) in &groups {
+        let median = median(values);
+        let name = short_name(target);
+        let ext = extents
+            .map(|e| format!("{e:.0}"))
+            .unwrap_or_else(|| "-".into());
+        let _ = writeln!(
+            out,
+            "{name:<24} {label:<30} {median:>12.1} {unit:<8} {:>5} {ext:>9}",
+            values.len()
+        );
+    }
+}
+
+/// A target's name in 24 columns: its last 21 characters after "..." when longer.
+fn short_name(target: &str) -> String {
+    let n = target.chars().count();
+    if n > 24 {
+        format!("...{}", target.chars().skip(n - 21).collect::<String>())
+    } else {
+        target.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::short_name;
+
+    #[test]
+    fn long_names_keep_their_end_and_never_split_a_character() {
+        assert_eq!(short_name("/dev/shm"), "/dev/shm");
+        let long = "/mnt/ééééééééééééééééééééééééé/x";
+        let s = short_name(long);
+        assert!(s.starts_with("...") && s.ends_with("é/x"), "{s}");
+        assert_eq!(s.chars().count(), 24);
+    }
 }
