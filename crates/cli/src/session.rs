@@ -6,7 +6,7 @@ use crate::error::{CliError, CliResult};
 use crate::progress::Progress;
 use sharebench_core::backend::{Backend, PurgeRequest};
 use sharebench_core::engine;
-use sharebench_core::manifest::{Host, Manifest, TargetManifest};
+use sharebench_core::manifest::{Host, Manifest, RunOutcome, TargetManifest};
 use sharebench_core::plan::{CachePolicy, Plan, Workload};
 use sharebench_core::ranks::{Go, Ranks, Ready, Solo};
 use sharebench_core::record::{self, Record, RecordWriter, Status};
@@ -213,17 +213,7 @@ fn locate(name: &str) -> Result<Located, String> {
         });
     }
     let t = sharebench_lab::resolve(name).map_err(|e| format!("{e:#}"))?;
-    // Every server host of the lab: replication and referrals make more than one work.
-    let state = sharebench_lab::state::LabState::load().ok().flatten();
-    let spaces: Vec<String> = state
-        .map(|s| {
-            s.topology
-                .servers()
-                .map(|h| sharebench_lab::net::netns_of(&h.name))
-                .collect()
-        })
-        .unwrap_or_default();
-    let servers = ProcessSet::of_namespaces(spaces.iter().map(String::as_str));
+    let servers = ProcessSet::of_namespaces(t.server_netns.iter().map(String::as_str));
     // A FUSE-mounted lab target is a local directory: no namespace to enter. A rank of
     // `lab mpirun` already runs in its own client's namespace, and stays there.
     let netns = Some(t.client_netns)
@@ -580,7 +570,7 @@ pub fn execute(spec: SessionSpec, on_record: &mut dyn FnMut(&Record)) -> CliResu
         plan: spec.plan.clone(),
         started_at: chrono::Utc::now().to_rfc3339(),
         ended_at: None,
-        outcome: "running".into(),
+        outcome: RunOutcome::Running,
         records: 0,
         coordination_ms: None,
     };
@@ -675,13 +665,12 @@ pub fn execute(spec: SessionSpec, on_record: &mut dyn FnMut(&Record)) -> CliResu
     manifest.coordination_ms = (summary.coordinated > 0)
         .then(|| 1000.0 * summary.coordination_s / summary.coordinated as f64);
     manifest.outcome = if summary.interrupted {
-        "interrupted"
+        RunOutcome::Interrupted
     } else if summary.all_ok() {
-        "complete"
+        RunOutcome::Complete
     } else {
-        "failed"
-    }
-    .into();
+        RunOutcome::Failed
+    };
     if let Some(dir) = &out_dir {
         write_manifest(dir, &manifest).map_err(|e| io_err("run.json", e))?;
         // The CSV is made from the JSONL on disk, the same input every later tool reads.
@@ -690,7 +679,8 @@ pub fn execute(spec: SessionSpec, on_record: &mut dyn FnMut(&Record)) -> CliResu
             .open_file(jsonl)
             .and_then(|f| record::read_jsonl_from(f, &out_path.join(jsonl)))
             .map_err(|e| io_err("results.csv", e))?;
-        record::write_csv(dir, "results.csv", &loaded.records)
+        sharebench_report::results_csv::render(&loaded.records)
+            .and_then(|csv| dir.create_new("results.csv", 0o644)?.write_all(&csv))
             .map_err(|e| io_err("results.csv", e))?;
     }
     Ok(SessionResult {

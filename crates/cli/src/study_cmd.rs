@@ -11,6 +11,7 @@ use crate::run_cmd::{self, RunArgs};
 use crate::session::{self, SessionSpec};
 use crate::study_actions;
 use clap::{Args, Parser, Subcommand};
+use sharebench_core::manifest::RunOutcome;
 use sharebench_core::safe_dir::SafeDir;
 use sharebench_study::spec::{Action, LabNeeds, Step, Study};
 use sharebench_study::state::{self, RunState, StepState, StepStatus};
@@ -157,7 +158,7 @@ fn open_study_dir(a: &StudyRunArgs, study: &Study, text: &str) -> CliResult<(Pat
         tool_version: env!("CARGO_PKG_VERSION").into(),
         started_at: chrono::Utc::now().to_rfc3339(),
         ended_at: None,
-        outcome: "running".into(),
+        outcome: RunOutcome::Running,
         steps: study
             .steps
             .iter()
@@ -444,13 +445,12 @@ fn run(a: StudyRunArgs) -> CliResult<()> {
     lab.down(&mut out);
     st.ended_at = Some(chrono::Utc::now().to_rfc3339());
     st.outcome = if stopped {
-        "interrupted"
+        RunOutcome::Interrupted
     } else if st.steps.iter().all(|s| s.status == StepStatus::Complete) {
-        "complete"
+        RunOutcome::Complete
     } else {
-        "failed"
-    }
-    .into();
+        RunOutcome::Failed
+    };
     st.save(&dir).map_err(CliError::failed)?;
 
     let report_dir = next_report_dir(&dir);
@@ -471,13 +471,13 @@ fn run(a: StudyRunArgs) -> CliResult<()> {
         started.elapsed().as_secs_f64(),
         report_dir.join("report.html").display()
     );
-    match st.outcome.as_str() {
-        "interrupted" => Err(CliError::interrupted(format!(
+    match st.outcome {
+        RunOutcome::Interrupted => Err(CliError::interrupted(format!(
             "interrupted; the records and a report of what was measured are in {}; continue with --resume --out {}",
             dir.display(),
             dir.display()
         ))),
-        "failed" => Err(CliError::failed(format!(
+        RunOutcome::Failed => Err(CliError::failed(format!(
             "some steps failed (see the report's evidence table); records in {}",
             dir.display()
         ))),

@@ -97,6 +97,30 @@ impl TargetManifest {
     }
 }
 
+/// How a run (or a study run) ended, as its manifest says: `running` until it ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunOutcome {
+    Running,
+    Complete,
+    Interrupted,
+    Failed,
+    /// Marked by `sharebench clean`: its process is gone and it never ended.
+    Abandoned,
+}
+
+impl std::fmt::Display for RunOutcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            RunOutcome::Running => "running",
+            RunOutcome::Complete => "complete",
+            RunOutcome::Interrupted => "interrupted",
+            RunOutcome::Failed => "failed",
+            RunOutcome::Abandoned => "abandoned",
+        })
+    }
+}
+
 /// `run.json`.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Manifest {
@@ -114,8 +138,7 @@ pub struct Manifest {
     pub started_at: String,
     #[serde(default)]
     pub ended_at: Option<String>,
-    /// `complete`, `interrupted`, `failed` or `running`.
-    pub outcome: String,
+    pub outcome: RunOutcome,
     #[serde(default)]
     pub records: u64,
     /// Multi-client runs: mean milliseconds per measurement spent in the start barrier

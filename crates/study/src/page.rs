@@ -236,7 +236,7 @@ pub fn render(views: &[RunView], step_reports: &BTreeMap<String, String>) -> Str
             esc(&v.label),
             esc(&st.scale),
             esc(&st.started_at),
-            esc(&st.outcome)
+            esc(&st.outcome.to_string())
         );
     }
     h.push_str("</p>");

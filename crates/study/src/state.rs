@@ -70,8 +70,7 @@ pub struct RunState {
     pub started_at: String,
     #[serde(default)]
     pub ended_at: Option<String>,
-    /// running, complete, failed, interrupted.
-    pub outcome: String,
+    pub outcome: sharebench_core::manifest::RunOutcome,
     pub steps: Vec<StepState>,
     #[serde(default)]
     pub measurements: Vec<Measurement>,
