@@ -86,7 +86,7 @@ pub fn consistency_table(h: &mut String, a: &Analysis) {
         .all(|c| c.cv.is_none() && c.jitter.is_none())
     {
         h.push_str(
-            "<p>No repetitions and no latency in the inputs: nothing to say of steadiness.</p>",
+            "<p>No cell of the file size x record size matrix with repetitions or latency: nothing to say of steadiness here (a load curve shows its latency in its own section).</p>",
         );
         return;
     }
