@@ -56,6 +56,35 @@ pub enum Op {
     RePreadv,
 }
 
+/// IOzone's -R report of each operation: the one table the `iozone` command writes its
+/// report from and the report's importers read IOzone's output with. Per operation: its
+/// column in IOzone's result store (2 is the first), and the title of its text report and
+/// of its -b workbook ("Writer report", "Writer Report"). IOzone's mixed workload (-i 8)
+/// has no column in the -R report.
+pub const IOZONE_REPORTS: [(usize, Op, &str, &str); 21] = [
+    (2, Op::Write, "Writer", "Writer"),
+    (3, Op::Rewrite, "Re-writer", "Re-writer"),
+    (4, Op::Read, "Reader", "Reader"),
+    (5, Op::Reread, "Re-Reader", "Re-reader"),
+    (6, Op::RandomRead, "Random read", "Random Read"),
+    (7, Op::RandomWrite, "Random write", "Random Write"),
+    (8, Op::BackwardRead, "Backward read", "Backward Read"),
+    (9, Op::RecordRewrite, "Record rewrite", "Record Rewrite"),
+    (10, Op::StrideRead, "Stride read", "Stride Read"),
+    (11, Op::Fwrite, "Fwrite", "Fwrite"),
+    (12, Op::Frewrite, "Re-Fwrite", "Re-fwrite"),
+    (13, Op::Fread, "Fread", "Fread"),
+    (14, Op::Freread, "Re-Fread", "Re-fread"),
+    (15, Op::Pwrite, "Pwrite", "Pwrite"),
+    (16, Op::RePwrite, "Re-Pwrite", "Re-pwrite"),
+    (17, Op::Pread, "Pread", "Pread"),
+    (18, Op::RePread, "Re-Pread", "Re-pread"),
+    (19, Op::Pwritev, "Pwritev", "Pwritev"),
+    (20, Op::RePwritev, "Re-Pwritev", "Re-pwritev"),
+    (21, Op::Preadv, "Preadv", "Preadv"),
+    (22, Op::RePreadv, "Re-Preadv", "Re-preadv"),
+];
+
 /// Whether an operation moves data to or from the target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Direction {

@@ -4,7 +4,7 @@
 
 use super::layout::{Selection, Slot};
 use super::workbook::Sheet;
-use sharebench_core::op::Op;
+use sharebench_core::op::{Op, IOZONE_REPORTS};
 use sharebench_core::record::{Record, Status};
 
 /// One value IOzone stores for a report (store_value/store_times): KB/s and CPU %.
@@ -229,31 +229,6 @@ pub fn stored_row(slot: &Slot, v: &TestValues, sel: &Selection) -> Vec<Stored> {
     out
 }
 
-/// The -R report titles of each report column: (text title, workbook title).
-const REPORTS: [(usize, &str, &str); 21] = [
-    (2, "Writer", "Writer"),
-    (3, "Re-writer", "Re-writer"),
-    (4, "Reader", "Reader"),
-    (5, "Re-Reader", "Re-reader"),
-    (6, "Random read", "Random Read"),
-    (7, "Random write", "Random Write"),
-    (8, "Backward read", "Backward Read"),
-    (9, "Record rewrite", "Record Rewrite"),
-    (10, "Stride read", "Stride Read"),
-    (11, "Fwrite", "Fwrite"),
-    (12, "Re-Fwrite", "Re-fwrite"),
-    (13, "Fread", "Fread"),
-    (14, "Re-Fread", "Re-fread"),
-    (15, "Pwrite", "Pwrite"),
-    (16, "Re-Pwrite", "Re-pwrite"),
-    (17, "Pread", "Pread"),
-    (18, "Re-Pread", "Re-pread"),
-    (19, "Pwritev", "Pwritev"),
-    (20, "Re-Pwritev", "Re-pwritev"),
-    (21, "Preadv", "Preadv"),
-    (22, "Re-Preadv", "Re-preadv"),
-];
-
 /// The report columns each test contributes, in dump_excel's order.
 const REPORT_GROUPS: [(u8, &[usize]); 12] = [
     (0, &[2, 3]),
@@ -320,10 +295,10 @@ pub fn auto_report(
         .flat_map(|(_, who)| who.iter().copied())
         .collect();
     let title = |who: usize| {
-        REPORTS
+        IOZONE_REPORTS
             .iter()
             .find(|r| r.0 == who)
-            .map(|r| (r.1, r.2))
+            .map(|r| (r.2, r.3))
             .unwrap_or(("", ""))
     };
     for &who in &shown {

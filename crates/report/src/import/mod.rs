@@ -8,6 +8,7 @@ pub mod fio;
 pub mod iozone_text;
 pub mod workbook;
 
+use sharebench_core::op::IOZONE_REPORTS;
 use sharebench_core::record::{Record, Scope};
 
 /// What an importer found: records, and notes about what it skipped.
@@ -91,29 +92,20 @@ pub fn convert_units(records: &mut [Record], unit: Unit) {
 pub fn iozone_report_op(title: &str) -> Option<&'static str> {
     let t = title.trim().to_ascii_lowercase();
     let t = t.strip_suffix("report").unwrap_or(&t).trim();
+    let listed = IOZONE_REPORTS
+        .iter()
+        .find(|r| r.2.eq_ignore_ascii_case(t) || r.3.eq_ignore_ascii_case(t));
+    if let Some(r) = listed {
+        return Some(r.1.name());
+    }
+    // Titles of other IOzone versions and of its other report forms.
     Some(match t {
-        "writer" | "initial write" => "write",
-        "re-writer" | "rewrite" => "rewrite",
-        "reader" | "read" => "read",
-        "re-reader" | "re-read" => "reread",
-        "random read" => "random-read",
-        "random write" => "random-write",
-        "backward read" | "reverse read" => "backward-read",
-        "record rewrite" => "record-rewrite",
-        "stride read" => "stride-read",
-        "fwrite" => "fwrite",
-        "re-fwrite" => "frewrite",
-        "fread" => "fread",
-        "re-fread" => "freread",
+        "initial write" => "write",
+        "rewrite" => "rewrite",
+        "read" => "read",
+        "re-read" => "reread",
+        "reverse read" => "backward-read",
         "mixed workload" => "random-mix",
-        "pwrite" => "pwrite",
-        "re-pwrite" => "re-pwrite",
-        "pread" => "pread",
-        "re-pread" => "re-pread",
-        "pwritev" => "pwritev",
-        "re-pwritev" => "re-pwritev",
-        "preadv" => "preadv",
-        "re-preadv" => "re-preadv",
         _ => return None,
     })
 }
@@ -129,6 +121,14 @@ pub fn iozone_cpu_report_op(title: &str) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_title_the_iozone_command_writes_reads_back_as_its_op() {
+        for (_, op, text, book) in IOZONE_REPORTS {
+            assert_eq!(iozone_report_op(&format!("{text} report")), Some(op.name()));
+            assert_eq!(iozone_report_op(&format!("{book} Report")), Some(op.name()));
+        }
+    }
 
     #[test]
     fn titles_map_to_ops() {
