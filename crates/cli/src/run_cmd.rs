@@ -521,12 +521,8 @@ fn check_workload_options(a: &RunArgs) -> CliResult<()> {
 /// The up-front space check (statfs) for directory targets: counts too large for the free
 /// inodes or space are refused before anything runs. Lab targets are checked by the engine.
 pub fn check_targets_space(plan: &Plan, targets: &[String]) -> CliResult<()> {
-    let (inodes, bytes) = match &plan.workload {
-        Workload::Iozone => return Ok(()),
-        Workload::Metadata(m) => m.needs(),
-        Workload::Smallfiles(s) => s.needs(),
-        Workload::Stream(s) => s.needs(),
-        Workload::Load(l) => l.needs(plan.threads.saturating_mul(plan.iodepth)),
+    let Some((inodes, bytes)) = plan.needs() else {
+        return Ok(());
     };
     for t in targets.iter().filter(|t| !t.starts_with("lab:")) {
         // A target that cannot be opened is reported by the session, in its own words.

@@ -573,6 +573,18 @@ impl Plan {
         Ok(())
     }
 
+    /// Inodes and bytes a target must have free for this plan's workload at once; `None`
+    /// for the IOzone matrix (its files are checked as they are written).
+    pub fn needs(&self) -> Option<(u64, u64)> {
+        Some(match &self.workload {
+            Workload::Iozone => return None,
+            Workload::Metadata(m) => m.needs(),
+            Workload::Smallfiles(s) => s.needs(),
+            Workload::Stream(s) => s.needs(),
+            Workload::Load(l) => l.needs(self.threads.saturating_mul(self.iodepth)),
+        })
+    }
+
     /// True when O_DIRECT is in effect, by flag or by cache policy.
     pub fn direct(&self) -> bool {
         self.timing.direct || self.cache == CachePolicy::Direct

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 
 /// A lab target resolved for the engine: the URL, the namespace to run the client in,
 /// and environment the backend reads (the SMB password file).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct LabTarget {
     pub name: String,
     pub url: String,
@@ -80,10 +80,7 @@ pub fn targets(state: &LabState) -> Vec<LabTarget> {
             client_netns: netns.clone(),
             env: env.clone(),
             server: server.into(),
-            server_path: None,
-            disks: Vec::new(),
-            client_pids: Vec::new(),
-            server_netns: Vec::new(),
+            ..Default::default()
         })
     };
     // Every backing's shares and exports.
@@ -166,13 +163,9 @@ pub fn targets(state: &LabState) -> Vec<LabTarget> {
                 out.push(LabTarget {
                     name: format!("lab:{name}"),
                     url: mnt.display().to_string(),
-                    client_netns: String::new(),
-                    env: Vec::new(),
                     server: g.name.clone(),
-                    server_path: None,
-                    disks: Vec::new(),
                     client_pids: recorded_pids(state, &gluster::process_name(volume)),
-                    server_netns: Vec::new(),
+                    ..Default::default()
                 });
             }
         }
@@ -188,13 +181,9 @@ pub fn targets(state: &LabState) -> Vec<LabTarget> {
                 url: smbnetfs::share_path(r, smbnetfs::SHARE)
                     .display()
                     .to_string(),
-                client_netns: String::new(),
-                env: Vec::new(),
                 server: r.name.clone(),
-                server_path: None,
-                disks: Vec::new(),
                 client_pids: recorded_pids(state, &smbnetfs::process_name(client)),
-                server_netns: Vec::new(),
+                ..Default::default()
             });
         }
     }
@@ -205,13 +194,8 @@ pub fn targets(state: &LabState) -> Vec<LabTarget> {
             out.push(LabTarget {
                 name: format!("lab:disk{at}"),
                 url: storage::data_dir(state, &r.name, b).display().to_string(),
-                client_netns: String::new(),
-                env: Vec::new(),
                 server: r.name.clone(),
-                server_path: None,
-                disks: Vec::new(),
-                client_pids: Vec::new(),
-                server_netns: Vec::new(),
+                ..Default::default()
             });
         }
     }

@@ -18,12 +18,8 @@ pub struct WholeTest;
 
 /// Checks up front that a target has the inodes and space the workload needs.
 pub fn preflight(plan: &Plan, target: &Target) -> Result<(), String> {
-    let (inodes, bytes) = match &plan.workload {
-        Workload::Iozone => return Ok(()),
-        Workload::Metadata(m) => m.needs(),
-        Workload::Smallfiles(s) => s.needs(),
-        Workload::Stream(s) => s.needs(),
-        Workload::Load(l) => l.needs(plan.threads.saturating_mul(plan.iodepth)),
+    let Some((inodes, bytes)) = plan.needs() else {
+        return Ok(());
     };
     super::check_space(target.backend.as_ref(), &target.workdir.path, inodes, bytes)
         .map_err(|e| format!("{}: {} workload: {e}", target.name, plan.workload.name()))
