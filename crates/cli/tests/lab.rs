@@ -1,9 +1,10 @@
 //! The lab against real servers: up, reachable only inside its namespaces, authenticated,
 //! shaped; down leaves nothing behind, also after `lab up` was killed with SIGKILL half-way.
-//! One test, in sequence: two labs cannot run at once.
+//! One test of phases in sequence, sharing one lab: two labs cannot run at once.
 
 mod common;
 use common::*;
+use std::os::unix::fs::PermissionsExt;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -188,7 +189,42 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
     }
     // Whatever happens below, the lab is taken down at the end.
     let _down = no_lab_before_or_after();
+    // The phases share one lab, in this order: some leave state the next ones use (the
+    // file SMB put, the replica restarted).
+    let up = up_with_shaped_links();
+    smb_and_nfs_share_one_backing();
+    smbnetfs_is_private_signed_and_path_tools_work();
+    gluster_replicates_survives_a_crash_and_heals();
+    native_clients_check_every_byte_on_every_target();
+    queued_clients_keep_four_requests_in_flight();
+    nfs4_matrix_through_one_session();
+    network_targets_report_the_servers_fragmentation();
+    load_curves_and_a_stall();
+    a_killed_server_gives_up_its_target_only();
+    isolated_from_the_host_and_shaped();
+    #[cfg(feature = "mpi")]
+    mpi_clients_share_the_servers_link(&up);
+    down_leaves_nothing(&up);
+    killed_lab_up_is_cleaned_by_down();
+}
 
+/// What the phases need of the lab that `up_with_shaped_links` started.
+struct Lab {
+    /// `lab status --json`, right after up.
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+    status: serde_json::Value,
+    /// Every server and FUSE client process the lab started (none may outlive `down`).
+    pids: Vec<i64>,
+}
+
+/// The smbclient credentials file `lab up` writes (private to root).
+fn smb_auth() -> String {
+    format!("{LAB}/smbclient.auth")
+}
+
+/// Up over 100 Mbit/s links: a second up is refused, status names every service and
+/// target, FUSE targets name their daemons, the SMB password stays private.
+fn up_with_shaped_links() -> Lab {
     // Up, with shaped client links.
     let o = lab(&["up", "--link", "100mbit", "--image-size", "1G"]);
     assert!(o.status.success(), "lab up failed: {}", stderr(&o));
@@ -269,7 +305,6 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
         .unwrap()
         .trim()
         .to_string();
-    use std::os::unix::fs::PermissionsExt;
     assert_eq!(
         std::fs::metadata(format!("{LAB}/smb-password"))
             .unwrap()
@@ -279,9 +314,12 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
         0o600
     );
     assert!(!stdout(&st).contains(&pw) && !stdout(&o).contains(&pw));
+    Lab { status, pids }
+}
 
-    // SMB: authenticated write and read from a client namespace; no guest; DFS referral.
-    let auth = format!("{LAB}/smbclient.auth");
+/// SMB: authenticated write and read from a client namespace; no guest; DFS referral.
+fn smb_and_nfs_share_one_backing() {
+    let auth = smb_auth();
     let (ok, out) = sh(&format!(
         "head -c 2000000 /dev/urandom > /tmp/sblab-src && ip netns exec sblab-pc1 smbclient //10.10.0.3/smb-sharing -A {auth} -m SMB3 -c 'put /tmp/sblab-src f; get f /tmp/sblab-back' && cmp /tmp/sblab-src /tmp/sblab-back"
     ));
@@ -296,9 +334,11 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
         "ip netns exec sblab-pc1 nfs-cp /tmp/sblab-src 'nfs://10.10.0.3{LAB}/srv/replica1/nfs-sharing/n?version=3' && ip netns exec sblab-pc1 smbclient //10.10.0.3/nfs-sharing -A {auth} -m SMB3 -c 'get n /tmp/sblab-back2' && cmp /tmp/sblab-src /tmp/sblab-back2"
     ));
     assert!(ok, "nfs write, smb read: {out}");
+}
 
-    // SMB through smbnetfs (FUSE, run in pc1's namespace, visible here): its credentials
-    // are private, it speaks SMB 3.1.1 with signing, and path-based tools work on it.
+/// SMB through smbnetfs (FUSE, run in pc1's namespace, visible here): its credentials
+/// are private, it speaks SMB 3.1.1 with signing, and path-based tools work on it.
+fn smbnetfs_is_private_signed_and_path_tools_work() {
     let smbnetfs = format!("{LAB}/smbnetfs/.smb");
     for f in ["smbnetfs.auth", "smbnetfs.conf", "smb.conf"] {
         let mode = std::fs::metadata(format!("{smbnetfs}/{f}"))
@@ -325,9 +365,11 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
             .any(|l| l.contains("10.10.0.10") && l.contains("SMB3_11") && l.contains("GMAC")),
         "smbnetfs session not SMB 3.1.1 with signing: {out}"
     );
+}
 
-    // Gluster: a verified run through the FUSE mount of the replica-2 volume; both bricks
-    // hold the same bytes; the records carry the servers' CPU.
+/// Gluster: a verified run through the FUSE mount of the replica-2 volume; both bricks
+/// hold the same bytes; the records carry the servers' CPU.
+fn gluster_replicates_survives_a_crash_and_heals() {
     let out = shm_dir();
     let out_dir = out.path().join("r");
     let o = run(&[
@@ -456,9 +498,11 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
         "cd {LAB}/srv && for f in $(find replica1/bricks/gv-replica -name f0 -not -path '*/.glusterfs/*'); do cmp \"$f\" \"replica2/${{f#replica1/}}\" || exit 1; done"
     ));
     assert!(ok, "replicas differ after heal: {out}");
+}
 
-    // The native clients against every lab target, with every byte checked and the
-    // servers' CPU recorded.
+/// The native clients against every lab target, with every byte checked and the
+/// servers' CPU recorded.
+fn native_clients_check_every_byte_on_every_target() {
     let out3 = shm_dir();
     let out_dir3 = out3.path().join("r");
     let targets = [
@@ -507,9 +551,11 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
         let fuse = ["lab:gluster", "lab:smb-fuse"].contains(&r["target"].as_str().unwrap());
         assert_eq!(r["fuse_cpu_s"].as_f64().is_some(), fuse, "{r}");
     }
+}
 
-    // Four requests in flight on the clients that keep a queue (libnfs, nfs-rs, gfapi, smb2),
-    // every byte checked; SMB through libsmbclient is refused before any I/O.
+/// Four requests in flight on the clients that keep a queue (libnfs, nfs-rs, gfapi, smb2),
+/// every byte checked; SMB through libsmbclient is refused before any I/O.
+fn queued_clients_keep_four_requests_in_flight() {
     let out_q = shm_dir();
     let queued = ["lab:nfs3", "lab:nfs4", "lab:gluster-gfapi", "lab:smb-rs"];
     let q_dir = out_q.path().join("q");
@@ -540,10 +586,12 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
     let o = run(&["run", "--iodepth", "4", "lab:smb"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("libsmbclient client waits for each reply"));
+}
 
-    // NFSv4.1 (nfs-rs, one session): a small matrix with every byte checked, writes of every
-    // size (libnfs's NFSv4.0 refused those over 3 KiB), cursor and positional I/O, fsync
-    // inside the clock. The lab's Ganesha announces no pNFS, so nfs-rs sends no LAYOUTGET.
+/// NFSv4.1 (nfs-rs, one session): a small matrix with every byte checked, writes of every
+/// size (libnfs's NFSv4.0 refused those over 3 KiB), cursor and positional I/O, fsync
+/// inside the clock. The lab's Ganesha announces no pNFS, so nfs-rs sends no LAYOUTGET.
+fn nfs4_matrix_through_one_session() {
     let out6 = shm_dir();
     let out_dir6 = out6.path().join("r");
     let o = run(&[
@@ -582,9 +630,11 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
         "{opts}"
     );
     assert!(!opts.contains("pnfs-mds-announced"), "{opts}");
+}
 
-    // Fragmentation of network targets: the clients cannot ask for extents, the server's
-    // backing file answers, and the record says so.
+/// Fragmentation of network targets: the clients cannot ask for extents, the server's
+/// backing file answers, and the record says so.
+fn network_targets_report_the_servers_fragmentation() {
     let out5 = shm_dir();
     let out_dir5 = out5.path().join("r");
     let o = run(&[
@@ -623,11 +673,11 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
             "{rec}"
         );
     }
+}
 
-    load_curves_and_a_stall();
-
-    // A server killed during a run: a clear error for its target, the other target runs to
-    // the end, every record stays.
+/// A server killed during a run: a clear error for its target, the other target runs to
+/// the end, every record stays.
+fn a_killed_server_gives_up_its_target_only() {
     let out4 = shm_dir();
     let out_dir4 = out4.path().join("r");
     let child = run_until_first_record(&out_dir4, &["lab:smb2", "lab:nfs3"]);
@@ -647,8 +697,11 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
     std::thread::sleep(Duration::from_millis(500));
     let r = lab(&["restart", "replica1"]);
     assert!(r.status.success(), "{}", stderr(&r));
+}
 
-    // Nothing of the lab listens in the host's namespace, and the host has no route into it.
+/// Nothing of the lab listens in the host's namespace, the host has no route into it, and
+/// every host's link is shaped.
+fn isolated_from_the_host_and_shaped() {
     let (_, listen) = sh("ss -ltn");
     assert!(
         !listen.contains("10.10.0."),
@@ -658,6 +711,7 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
     assert!(route.trim().is_empty(), "host has a lab route: {route}");
 
     // Shaping: 20 MB over a 100 Mbit/s link takes at least 1.3 s (12.5 MB/s at most).
+    let auth = smb_auth();
     let t = Instant::now();
     let (ok, out) = sh(&format!(
         "head -c 20000000 /dev/zero > /tmp/sblab-20m && ip netns exec sblab-pc1 smbclient //10.10.0.3/smb-sharing -A {auth} -m SMB3 -c 'put /tmp/sblab-20m big'"
@@ -682,143 +736,149 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
             );
         }
     }
+}
 
-    // Three clients at once: each lab client host is an MPI rank (mpirun over ssh on the
-    // lab network), each on its own 100 Mbit/s link, all against one server whose link is
-    // shaped too: together they get that one link, not three.
-    #[cfg(feature = "mpi")]
-    {
-        let tmp = tempfile::tempdir().unwrap();
-        let dir = tmp.path().join("mpi");
-        let o = lab(&[
-            "mpirun",
-            "--np",
-            "3",
-            "run",
-            "lab:nfs3",
-            "-i",
-            "write,read",
-            "--file-sizes",
-            "8m",
-            "--record-sizes",
-            "1m",
-            "--reps",
-            "1",
-            "--out",
-            dir.to_str().unwrap(),
-        ]);
-        assert!(
-            o.status.success(),
-            "lab mpirun: {}{}",
-            stdout(&o),
-            stderr(&o)
-        );
-        let recs = records(&dir);
-        let mut hosts: Vec<String> = recs
+/// Three clients at once: each lab client host is an MPI rank (mpirun over ssh on the
+/// lab network), each on its own 100 Mbit/s link, all against one server whose link is
+/// shaped too: together they get that one link, not three.
+#[cfg(feature = "mpi")]
+fn mpi_clients_share_the_servers_link(up: &Lab) {
+    let services = up.status["services"].as_array().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("mpi");
+    let o = lab(&[
+        "mpirun",
+        "--np",
+        "3",
+        "run",
+        "lab:nfs3",
+        "-i",
+        "write,read",
+        "--file-sizes",
+        "8m",
+        "--record-sizes",
+        "1m",
+        "--reps",
+        "1",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(
+        o.status.success(),
+        "lab mpirun: {}{}",
+        stdout(&o),
+        stderr(&o)
+    );
+    let recs = records(&dir);
+    let mut hosts: Vec<String> = recs
+        .iter()
+        .filter(|r| r["scope"] == "worker")
+        .map(|r| r["host"].as_str().unwrap().to_string())
+        .collect();
+    hosts.sort();
+    hosts.dedup();
+    assert_eq!(hosts.len(), 3, "{hosts:?}");
+    for (h, ns) in hosts.iter().zip(["sblab-pc1", "sblab-pc2", "sblab-pc3"]) {
+        assert!(h.ends_with(ns), "{h}");
+    }
+    // 100 Mbit/s is 12,207 KiB/s (11.92 MiB/s); tbf's burst (25 kB) lets a transfer
+    // run a little over it, never 5 % over.
+    let link_kib = 100e6 / 8.0 / 1024.0;
+    for op in ["write", "read"] {
+        let workers: Vec<f64> = recs
             .iter()
-            .filter(|r| r["scope"] == "worker")
-            .map(|r| r["host"].as_str().unwrap().to_string())
+            .filter(|r| r["scope"] == "worker" && r["op"] == op)
+            .map(|r| r["throughput_kib_s"].as_f64().unwrap())
             .collect();
-        hosts.sort();
-        hosts.dedup();
-        assert_eq!(hosts.len(), 3, "{hosts:?}");
-        for (h, ns) in hosts.iter().zip(["sblab-pc1", "sblab-pc2", "sblab-pc3"]) {
-            assert!(h.ends_with(ns), "{h}");
-        }
-        // 100 Mbit/s is 12,207 KiB/s (11.92 MiB/s); tbf's burst (25 kB) lets a transfer
-        // run a little over it, never 5 % over.
-        let link_kib = 100e6 / 8.0 / 1024.0;
-        for op in ["write", "read"] {
-            let workers: Vec<f64> = recs
-                .iter()
-                .filter(|r| r["scope"] == "worker" && r["op"] == op)
-                .map(|r| r["throughput_kib_s"].as_f64().unwrap())
-                .collect();
-            assert_eq!(workers.len(), 3, "{op}: {recs:?}");
-            for kib in &workers {
-                assert!(
-                    *kib <= 1.05 * link_kib,
-                    "{op}: one client above the link: {kib} KiB/s"
-                );
-            }
-            let agg = recs
-                .iter()
-                .find(|r| r["scope"] == "aggregate" && r["op"] == op)
-                .unwrap();
-            // All bytes over the time from the first client's start to the last one's end.
-            let parent = agg["throughput"]["parent_sees_kib_s"].as_f64().unwrap();
+        assert_eq!(workers.len(), 3, "{op}: {recs:?}");
+        for kib in &workers {
             assert!(
-                parent <= 1.05 * link_kib,
-                "{op}: 3 clients together above the server's link: {parent} KiB/s (workers {workers:?})"
-            );
-            assert!(
-                parent > 0.6 * link_kib,
-                "{op}: 3 clients together got little of the server's link: {parent} KiB/s (workers {workers:?})"
-            );
-            // Each client's own rate over its own time: their sum may pass the link when
-            // the share is unfair (at most 1 + 1/2 + 1/3 of it), never 3 links' worth.
-            let sum: f64 = workers.iter().sum();
-            assert!(
-                sum < 2.0 * link_kib,
-                "{op}: the clients' rates add up to {sum} KiB/s: the server link is not shaped"
-            );
-            eprintln!(
-                "lab mpirun, 3 clients, lab:nfs3 over 100mbit, {op}: clients {:?} MiB/s, together {:.2} MiB/s (sum {:.2})",
-                workers.iter().map(|k| (k / 1024.0 * 100.0).round() / 100.0).collect::<Vec<_>>(),
-                parent / 1024.0,
-                sum / 1024.0
+                *kib <= 1.05 * link_kib,
+                "{op}: one client above the link: {kib} KiB/s"
             );
         }
-
-        // A client host that does not answer: `lab mpirun` ends within seconds, in one
-        // line naming it (the lab started that sshd; the test stops it by its PID).
-        let sshd3 = services
+        let agg = recs
             .iter()
-            .find(|s| s["name"] == "sshd" && s["host"] == "pc3")
-            .unwrap()["pid"]
-            .as_i64()
+            .find(|r| r["scope"] == "aggregate" && r["op"] == op)
             .unwrap();
-        nix::sys::signal::kill(
-            nix::unistd::Pid::from_raw(sshd3 as i32),
-            nix::sys::signal::Signal::SIGTERM,
-        )
-        .unwrap();
-        std::thread::sleep(Duration::from_millis(300));
-        let t = Instant::now();
-        let o = lab(&[
-            "mpirun",
-            "--np",
-            "3",
-            "run",
-            "lab:nfs3",
-            "--file-sizes",
-            "1m",
-        ]);
-        assert!(!o.status.success());
-        assert!(t.elapsed() < Duration::from_secs(15), "{:?}", t.elapsed());
-        let e = stderr(&o);
-        assert_eq!(e.trim().lines().count(), 1, "{e}");
-        assert!(e.contains("client host pc3 (") && e.contains("ssh"), "{e}");
-        // Two hosts that answer are still enough for two ranks.
-        let o = lab(&[
-            "mpirun",
-            "--np",
-            "2",
-            "run",
-            "null://",
-            "--file-sizes",
-            "1m",
-        ]);
-        assert!(o.status.success(), "{}", stderr(&o));
+        // All bytes over the time from the first client's start to the last one's end.
+        let parent = agg["throughput"]["parent_sees_kib_s"].as_f64().unwrap();
+        assert!(
+            parent <= 1.05 * link_kib,
+            "{op}: 3 clients together above the server's link: {parent} KiB/s (workers {workers:?})"
+        );
+        assert!(
+            parent > 0.6 * link_kib,
+            "{op}: 3 clients together got little of the server's link: {parent} KiB/s (workers {workers:?})"
+        );
+        // Each client's own rate over its own time: their sum may pass the link when
+        // the share is unfair (at most 1 + 1/2 + 1/3 of it), never 3 links' worth.
+        let sum: f64 = workers.iter().sum();
+        assert!(
+            sum < 2.0 * link_kib,
+            "{op}: the clients' rates add up to {sum} KiB/s: the server link is not shaped"
+        );
+        eprintln!(
+            "lab mpirun, 3 clients, lab:nfs3 over 100mbit, {op}: clients {:?} MiB/s, together {:.2} MiB/s (sum {:.2})",
+            workers.iter().map(|k| (k / 1024.0 * 100.0).round() / 100.0).collect::<Vec<_>>(),
+            parent / 1024.0,
+            sum / 1024.0
+        );
     }
 
+    // A client host that does not answer: `lab mpirun` ends within seconds, in one
+    // line naming it (the lab started that sshd; the test stops it by its PID).
+    let sshd3 = services
+        .iter()
+        .find(|s| s["name"] == "sshd" && s["host"] == "pc3")
+        .unwrap()["pid"]
+        .as_i64()
+        .unwrap();
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(sshd3 as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let t = Instant::now();
+    let o = lab(&[
+        "mpirun",
+        "--np",
+        "3",
+        "run",
+        "lab:nfs3",
+        "--file-sizes",
+        "1m",
+    ]);
+    assert!(!o.status.success());
+    assert!(t.elapsed() < Duration::from_secs(15), "{:?}", t.elapsed());
+    let e = stderr(&o);
+    assert_eq!(e.trim().lines().count(), 1, "{e}");
+    assert!(e.contains("client host pc3 (") && e.contains("ssh"), "{e}");
+    // Two hosts that answer are still enough for two ranks.
+    let o = lab(&[
+        "mpirun",
+        "--np",
+        "2",
+        "run",
+        "null://",
+        "--file-sizes",
+        "1m",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+/// Down removes everything the lab made; a second down has nothing to do.
+fn down_leaves_nothing(up: &Lab) {
     let d = lab(&["down"]);
     assert!(d.status.success(), "{}", stderr(&d));
-    assert_nothing_left(&pids);
+    assert_nothing_left(&up.pids);
     let d2 = lab(&["down"]);
     assert!(d2.status.success(), "second down: {}", stderr(&d2));
+}
 
-    // SIGKILL half-way through `lab up`, at several points, then down cleans up.
+/// SIGKILL half-way through `lab up`, at several points, then down cleans up.
+fn killed_lab_up_is_cleaned_by_down() {
     for delay_ms in [150u64, 500, 900] {
         let mut child = bin()
             .args(["lab", "up", "--image-size", "1G"])

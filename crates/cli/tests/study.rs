@@ -176,13 +176,20 @@ fn every_study_runs_reports_resumes_and_leaves_no_lab() {
     // Ctrl-C in the middle: records and a report stay, the lab goes, --resume finishes.
     let out = tmp.path().join("interrupted");
     let child = bin()
-        .args(["study", "run", "dfs-nfs-vs-smb", "--scale", "tiny", "--out"])
+        .args([
+            "study",
+            "run",
+            "nfs-server-configs",
+            "--scale",
+            "tiny",
+            "--out",
+        ])
         .arg(&out)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let first = out.join("steps/matrix/results.jsonl");
+    let first = out.join("steps/configs/results.jsonl");
     let start = Instant::now();
     while std::fs::read_to_string(&first)
         .map(|t| t.lines().count())
@@ -211,7 +218,7 @@ fn every_study_runs_reports_resumes_and_leaves_no_lab() {
     let o = run(&[
         "study",
         "run",
-        "dfs-nfs-vs-smb",
+        "nfs-server-configs",
         "--scale",
         "tiny",
         "--out",
@@ -224,28 +231,30 @@ fn every_study_runs_reports_resumes_and_leaves_no_lab() {
         "nothing carried over from {kept} records: {}",
         stdout(&o)
     );
-    assert!(out.join("steps/matrix.attempt-1/results.jsonl").exists());
+    assert!(out.join("steps/configs.attempt-1/results.jsonl").exists());
     // The resumed step holds the carried tests and the rest: the whole matrix.
-    let all = std::fs::read_to_string(out.join("steps/matrix/results.jsonl"))
+    let all = std::fs::read_to_string(out.join("steps/configs/results.jsonl"))
         .unwrap()
         .lines()
         .count();
-    let first_run =
-        std::fs::read_to_string(tmp.path().join("dfs-nfs-vs-smb/steps/matrix/results.jsonl"))
-            .unwrap()
-            .lines()
-            .count();
+    let first_run = std::fs::read_to_string(
+        tmp.path()
+            .join("nfs-server-configs/steps/configs/results.jsonl"),
+    )
+    .unwrap()
+    .lines()
+    .count();
     assert_eq!(
         all, first_run,
         "a resumed matrix has every measurement once"
     );
     assert_eq!(state(&out)["outcome"], "complete");
-    check_report(&out.join("report-2"), "dfs-nfs-vs-smb");
+    check_report(&out.join("report-2"), "nfs-server-configs");
 
     let cmp = tmp.path().join("cmp");
     let o = run(&[
         "report",
-        tmp.path().join("dfs-nfs-vs-smb").to_str().unwrap(),
+        tmp.path().join("nfs-server-configs").to_str().unwrap(),
         out.to_str().unwrap(),
         "--label",
         "first",
