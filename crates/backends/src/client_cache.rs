@@ -349,20 +349,7 @@ fn copy_from_page(
 }
 
 impl FileHandle for CachedFile {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.pread(buf, self.pos)?;
-        self.pos += n as u64;
-        Ok(n)
-    }
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let n = self.pwrite(buf, self.pos)?;
-        self.pos += n as u64;
-        Ok(n)
-    }
-    fn seek(&mut self, offset: u64) -> io::Result<()> {
-        self.pos = offset;
-        Ok(())
-    }
+    cursor_over_positional_calls!(pos);
     fn pread(&mut self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
         if self.bypass || buf.is_empty() {
             return self.inner.pread(buf, offset);

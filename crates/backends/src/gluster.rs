@@ -240,24 +240,7 @@ impl GlusterFile {
 }
 
 impl FileHandle for GlusterFile {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let pos = self.pos;
-        let n = self.f().pread(buf, pos)?;
-        self.pos += n as u64;
-        Ok(n)
-    }
-
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let pos = self.pos;
-        let n = self.f().pwrite(buf, pos)?;
-        self.pos += n as u64;
-        Ok(n)
-    }
-
-    fn seek(&mut self, offset: u64) -> io::Result<()> {
-        self.pos = offset;
-        Ok(())
-    }
+    cursor_over_positional_calls!(pos);
 
     fn pread(&mut self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
         self.f().pread(buf, offset)

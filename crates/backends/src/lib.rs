@@ -8,6 +8,8 @@
 
 #![deny(unsafe_code)]
 
+#[macro_use]
+mod cursor;
 pub mod client_cache;
 pub mod ffi;
 #[cfg(feature = "gluster")]

@@ -237,24 +237,7 @@ impl SmbFile {
 }
 
 impl FileHandle for SmbFile {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let pos = self.pos;
-        let n = self.f().read_at(buf, pos)?;
-        self.pos += n as u64;
-        Ok(n)
-    }
-
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let pos = self.pos;
-        let n = self.f().write_at(buf, pos)?;
-        self.pos += n as u64;
-        Ok(n)
-    }
-
-    fn seek(&mut self, offset: u64) -> io::Result<()> {
-        self.pos = offset;
-        Ok(())
-    }
+    cursor_over_positional_calls!(pos);
 
     fn pread(&mut self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
         self.f().read_at(buf, offset)

@@ -2,6 +2,7 @@
 
 use crate::error::{CliError, CliResult};
 use clap::{Args, Subcommand};
+use sharebench_core::size::BareUnit;
 use sharebench_lab::{self as lab, UpOptions};
 use std::io::Write;
 use std::path::PathBuf;
@@ -120,23 +121,24 @@ pub fn main(args: LabArgs) -> CliResult<()> {
             disk,
         } => {
             // Bad input is refused before anything is built (exit 2).
-            lab::backing::Backing::parse_list(&fs, write_order, strict_allocate)
-                .map_err(|e| CliError::usage(format!("{e:#}")))?;
+            let usage = |e: anyhow::Error| CliError::usage(format!("{e:#}"));
+            let backings = lab::backing::Backing::parse_list(&fs, write_order, strict_allocate)
+                .map_err(usage)?;
             if let Some(cpus) = &server_cpus {
                 let list = crate::placement::parse_cpus(cpus)
                     .map_err(|e| CliError::usage(format!("--server-cpus: {e}")))?;
                 crate::placement::allowed_set("--server-cpus", &list.0).map_err(CliError::usage)?;
             }
+            let image_size = sharebench_core::size::parse_size(&image_size, BareUnit::Bytes)
+                .map_err(|e| CliError::usage(format!("--image-size: {e}")))?;
             let state = lab::up(&UpOptions {
                 topology,
-                fs,
-                link,
+                backings,
+                link: link.parse().map_err(usage)?,
                 image_size,
-                write_order,
-                strict_allocate,
                 smb_fuse: !no_smb_fuse,
                 server_cpus,
-                disk,
+                disk: lab::disk::DiskProfile::named(&disk).map_err(usage)?,
             })
             .map_err(fail)?;
             let _ = writeln!(
@@ -162,70 +164,11 @@ pub fn main(args: LabArgs) -> CliResult<()> {
                 );
                 return Ok(());
             }
-            let Some(s) = status else {
-                let _ = writeln!(out, "no lab (start one with 'sharebench lab up')");
-                return Ok(());
-            };
-            let _ = writeln!(
-                out,
-                "lab {} in {} (fs {}, disk {}, every link {})",
-                s.phase,
-                s.directory.display(),
-                s.fs,
-                s.disk,
-                s.link
-            );
-            let _ = writeln!(out, "delay: {}", s.delay_emulation);
-            if let Some(cpus) = &s.server_cpus {
-                let _ = writeln!(out, "servers pinned to CPUs {cpus}");
-            }
-            let _ = writeln!(out, "\nhosts:");
-            for h in &s.hosts {
-                let _ = writeln!(
-                    out,
-                    "  {:<10} {:<7} {:<15} netns {}",
-                    h.name, h.role, h.address, h.netns
-                );
-            }
-            let _ = writeln!(out, "\nservers:");
-            for v in &s.services {
-                let state = if v.running { "running" } else { "DEAD" };
-                let _ = writeln!(
-                    out,
-                    "  {:<8} on {:<10} {:<18} pid {:<8} {state}  log {}",
-                    v.name,
-                    v.host,
-                    v.endpoint,
-                    v.pid,
-                    v.log.display()
-                );
-            }
-            if let Some(h) = &s.heal {
-                let _ = writeln!(
-                    out,
-                    "\ngluster {}: {} entries to heal",
-                    h.volume, h.pending_entries
-                );
-            }
-            let _ = writeln!(
-                out,
-                "\ntargets (user {}, password in {}):",
-                s.smb_user,
-                s.credentials_file.display()
-            );
-            for t in &s.targets {
-                let via = if !t.client_netns.is_empty() {
-                    format!("client in {}", t.client_netns)
-                } else if !t.client_pids.is_empty() {
-                    let pids: Vec<String> = t.client_pids.iter().map(|p| p.to_string()).collect();
-                    format!(
-                        "FUSE mount, its client (pid {}) in a lab namespace",
-                        pids.join(", ")
-                    )
-                } else {
-                    "a directory on this machine".to_string()
-                };
-                let _ = writeln!(out, "  {:<20} {}  ({via})", t.name, t.url);
+            match status {
+                Some(s) => print_status(&s, &mut out),
+                None => {
+                    let _ = writeln!(out, "no lab (start one with 'sharebench lab up')");
+                }
             }
             Ok(())
         }
@@ -272,6 +215,71 @@ pub fn main(args: LabArgs) -> CliResult<()> {
             let _ = writeln!(out, "lab down: removed {} things", report.removed.len());
             Ok(())
         }
+    }
+}
+
+/// `lab status` as text: the lab, its hosts, servers, Gluster's heal and targets.
+fn print_status(s: &lab::Status, out: &mut dyn Write) {
+    let _ = writeln!(
+        out,
+        "lab {} in {} (fs {}, disk {}, every link {})",
+        s.phase,
+        s.directory.display(),
+        s.fs,
+        s.disk,
+        s.link
+    );
+    let _ = writeln!(out, "delay: {}", s.delay_emulation);
+    if let Some(cpus) = &s.server_cpus {
+        let _ = writeln!(out, "servers pinned to CPUs {cpus}");
+    }
+    let _ = writeln!(out, "\nhosts:");
+    for h in &s.hosts {
+        let _ = writeln!(
+            out,
+            "  {:<10} {:<7} {:<15} netns {}",
+            h.name, h.role, h.address, h.netns
+        );
+    }
+    let _ = writeln!(out, "\nservers:");
+    for v in &s.services {
+        let state = if v.running { "running" } else { "DEAD" };
+        let _ = writeln!(
+            out,
+            "  {:<8} on {:<10} {:<18} pid {:<8} {state}  log {}",
+            v.name,
+            v.host,
+            v.endpoint,
+            v.pid,
+            v.log.display()
+        );
+    }
+    if let Some(h) = &s.heal {
+        let _ = writeln!(
+            out,
+            "\ngluster {}: {} entries to heal",
+            h.volume, h.pending_entries
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\ntargets (user {}, password in {}):",
+        s.smb_user,
+        s.credentials_file.display()
+    );
+    for t in &s.targets {
+        let via = if !t.client_netns.is_empty() {
+            format!("client in {}", t.client_netns)
+        } else if !t.client_pids.is_empty() {
+            let pids: Vec<String> = t.client_pids.iter().map(|p| p.to_string()).collect();
+            format!(
+                "FUSE mount, its client (pid {}) in a lab namespace",
+                pids.join(", ")
+            )
+        } else {
+            "a directory on this machine".to_string()
+        };
+        let _ = writeln!(out, "  {:<20} {}  ({via})", t.name, t.url);
     }
 }
 

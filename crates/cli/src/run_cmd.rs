@@ -518,29 +518,6 @@ fn check_workload_options(a: &RunArgs) -> CliResult<()> {
     Ok(())
 }
 
-/// The up-front space check (statfs) for directory targets: counts too large for the free
-/// inodes or space are refused before anything runs. Lab targets are checked by the engine.
-pub fn check_targets_space(plan: &Plan, targets: &[String]) -> CliResult<()> {
-    let Some((inodes, bytes)) = plan.needs() else {
-        return Ok(());
-    };
-    for t in targets.iter().filter(|t| !t.starts_with("lab:")) {
-        // A target that cannot be opened is reported by the session, in its own words.
-        let Ok(backend) = sharebench_backends::open_target(t) else {
-            continue;
-        };
-        sharebench_core::workload::check_space(backend.as_ref(), "", inodes, bytes).map_err(
-            |e| {
-                CliError::usage(format!(
-                    "target '{t}': {} workload {e}",
-                    plan.workload.name()
-                ))
-            },
-        )?;
-    }
-    Ok(())
-}
-
 /// `--min-sample-time`'s default, chosen by measurement (docs/statistics.md).
 pub const DEFAULT_MIN_SAMPLE_TIME: &str = "100ms";
 
@@ -719,7 +696,6 @@ pub fn main(mut args: RunArgs, cluster: Option<&dyn session::Cluster>) -> CliRes
         args.reps = Some(Reps::Exactly(MULTI_CLIENT_REPS));
     }
     let plan = build_plan(&args)?;
-    check_targets_space(&plan, &args.targets)?;
     let spec = SessionSpec {
         plan: &plan,
         targets: &args.targets,

@@ -315,6 +315,7 @@ fn prepare_targets(
                     .check_iodepth(spec.plan.iodepth)
                     .map_err(|e| format!("target '{name}': {e}"))?;
             }
+            check_space(name, backend.as_ref(), spec.plan)?;
             warn_of_debris(name, backend.as_ref());
             let id = format!("{files_prefix}-t{i}");
             let workdir = Workdir::create_for(backend.as_ref(), &id, Some(results))
@@ -341,6 +342,20 @@ fn prepare_targets(
         }
     }
     Ok(ready)
+}
+
+/// Refuses, before any I/O, a target without the inodes or space the plan's workload
+/// needs (the engine checks again in each target's working directory, and records why).
+/// Lab targets are left to that check: their images are sized by `lab up`.
+fn check_space(name: &str, backend: &dyn Backend, plan: &Plan) -> Result<(), String> {
+    let Some((inodes, bytes)) = plan.needs() else {
+        return Ok(());
+    };
+    if name.starts_with("lab:") {
+        return Ok(());
+    }
+    sharebench_core::workload::check_space(backend, "", inodes, bytes)
+        .map_err(|e| format!("target '{name}': {} workload {e}", plan.workload.name()))
 }
 
 /// Says, in one line, that a target holds working directories of runs that were killed
@@ -439,10 +454,8 @@ fn write_manifest(dir: &SafeDir, m: &Manifest) -> io::Result<()> {
     dir.replace("run.json", text.as_bytes(), 0o644)
 }
 
-/// Runs a plan end to end. `on_record` sees each record as it is taken (for live tables).
-/// Returns an error only for bad input (before anything ran) or when records cannot be
-/// written; a run with failed measurements returns `Ok` and the caller decides the exit.
-pub fn execute(spec: SessionSpec, on_record: &mut dyn FnMut(&Record)) -> CliResult<SessionResult> {
+/// Refuses, before anything is opened, a plan or target list that cannot run.
+fn check_spec(spec: &SessionSpec) -> CliResult<()> {
     spec.plan.validate().map_err(CliError::usage)?;
     if spec.targets.is_empty() {
         return Err(CliError::usage("no target given (a directory, or null://)"));
@@ -455,34 +468,46 @@ pub fn execute(spec: SessionSpec, on_record: &mut dyn FnMut(&Record)) -> CliResu
             "--reps auto is for one client: give a multi-client run --reps N",
         ));
     }
-    let ranks: &dyn Ranks = match spec.cluster {
-        Some(c) => c,
-        None => &Solo,
+    Ok(())
+}
+
+/// The run's id and the prefix of its working directories: one run id for all ranks of a
+/// multi-client run, each rank's files named by its rank and host.
+fn run_names(cluster: Option<&dyn Cluster>) -> (String, String) {
+    let run_id = new_run_id();
+    let Some(c) = cluster else {
+        return (run_id.clone(), run_id);
     };
-    let writes = ranks.rank() == 0;
-    let mut run_id = new_run_id();
-    let mut files_prefix = run_id.clone();
-    if let Some(c) = spec.cluster {
-        // One run id for all ranks; each rank's files are named by its rank and host.
-        run_id = c.share(&run_id);
-        let host: String = c
-            .host()
-            .chars()
-            .map(|ch| {
-                if ch.is_ascii_alphanumeric() || ch == '-' {
-                    ch
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        files_prefix = format!("{run_id}-r{}-{host}", c.rank());
-    }
-    let results = results_path(spec.out.as_deref(), &run_id);
+    let run_id = c.share(&run_id);
+    let host: String = c
+        .host()
+        .chars()
+        .map(|ch| {
+            if ch.is_ascii_alphanumeric() || ch == '-' {
+                ch
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let prefix = format!("{run_id}-r{}-{host}", c.rank());
+    (run_id, prefix)
+}
+
+/// Opens the targets and (on the rank that writes) the results directory; on a
+/// multi-client run, every rank set up or the whole run ends with the first rank's reason,
+/// leaving nothing it made.
+fn set_up(
+    spec: &SessionSpec,
+    run_id: &str,
+    files_prefix: &str,
+    writes: bool,
+) -> CliResult<(Vec<Target>, Option<SafeDir>)> {
+    let results = results_path(spec.out.as_deref(), run_id);
     let results = std::env::current_dir()
         .map(|cwd| cwd.join(&results))
         .unwrap_or(results);
-    let setup = prepare_targets(&spec, &files_prefix, &results).and_then(|targets| {
+    let setup = prepare_targets(spec, files_prefix, &results).and_then(|targets| {
         let cleanup = |e: CliError| {
             remove_workdirs(&targets, &mut |_| {});
             e
@@ -496,43 +521,44 @@ pub fn execute(spec: SessionSpec, on_record: &mut dyn FnMut(&Record)) -> CliResu
             }
         }
         let out_dir = if writes {
-            Some(create_out_dir(spec.out.clone(), &run_id).map_err(cleanup)?)
+            Some(create_out_dir(spec.out.clone(), run_id).map_err(cleanup)?)
         } else {
             None
         };
         Ok((targets, out_dir))
     });
-    // Every rank set up, or the whole run ends with the first rank's reason.
-    let (targets, out_dir) = match spec.cluster {
-        None => setup?,
-        Some(c) => {
-            let ready = match &setup {
-                Ok(_) => Ready::Yes,
-                Err(e) => Ready::No(e.message.clone()),
-            };
-            let go = c
-                .start(ready)
-                .map_err(|e| CliError::failed(format!("MPI: {e}")))?;
-            match (setup, go) {
-                (Ok(ok), Go::On) => ok,
-                (Ok((targets, dir)), other) => {
-                    remove_workdirs(&targets, &mut |_| {});
-                    if let Some(dir) = dir {
-                        // Only what this run made: its marker, then the directory if empty.
-                        let _ = dir.remove(RESULTS_MARKER);
-                        let _ = std::fs::remove_dir(dir.path());
-                    }
-                    return Err(match other {
-                        Go::Stop(why) => CliError::usage(why),
-                        _ => CliError::interrupted("interrupted before the run started"),
-                    });
-                }
-                (Err(_), Go::Stop(why)) => return Err(CliError::usage(why)),
-                (Err(e), _) => return Err(e),
-            }
-        }
+    let Some(c) = spec.cluster else {
+        return setup;
     };
-    install_ctrlc();
+    let ready = match &setup {
+        Ok(_) => Ready::Yes,
+        Err(e) => Ready::No(e.message.clone()),
+    };
+    let go = c
+        .start(ready)
+        .map_err(|e| CliError::failed(format!("MPI: {e}")))?;
+    match (setup, go) {
+        (Ok(ok), Go::On) => Ok(ok),
+        (Ok((targets, dir)), other) => {
+            remove_workdirs(&targets, &mut |_| {});
+            if let Some(dir) = dir {
+                // Only what this run made: its marker, then the directory if empty.
+                let _ = dir.remove(RESULTS_MARKER);
+                let _ = std::fs::remove_dir(dir.path());
+            }
+            Err(match other {
+                Go::Stop(why) => CliError::usage(why),
+                _ => CliError::interrupted("interrupted before the run started"),
+            })
+        }
+        (Err(_), Go::Stop(why)) => Err(CliError::usage(why)),
+        (Err(e), _) => Err(e),
+    }
+}
+
+/// Notes where the targets' working directories are, for the Ctrl-C handler to name if
+/// the run is killed before it can remove them.
+fn remember_left_behind(targets: &[Target]) {
     if let Ok(mut left) = LEFT_BEHIND.lock() {
         *left = targets
             .iter()
@@ -550,13 +576,17 @@ pub fn execute(spec: SessionSpec, on_record: &mut dyn FnMut(&Record)) -> CliResu
             })
             .collect();
     }
+}
 
+/// The run's manifest as it starts: what ran where, with every rank's host on a
+/// multi-client run.
+fn start_manifest(spec: &SessionSpec, run_id: &str, targets: &[Target]) -> CliResult<Manifest> {
     let mut manifest = Manifest {
         schema: record::SCHEMA_VERSION,
         tool: "sharebench".into(),
         tool_version: env!("CARGO_PKG_VERSION").into(),
-        run_id: run_id.clone(),
-        command_line: spec.command_line,
+        run_id: run_id.to_string(),
+        command_line: spec.command_line.clone(),
         host: Host::probe(),
         hosts: Vec::new(),
         targets: targets
@@ -583,6 +613,66 @@ pub fn execute(spec: SessionSpec, on_record: &mut dyn FnMut(&Record)) -> CliResu
             .hosts(&mine)
             .map_err(|e| CliError::failed(format!("MPI: {e}")))?;
     }
+    Ok(manifest)
+}
+
+/// The manifest as the run ended: when, how many records, how it went.
+fn end_manifest(manifest: &mut Manifest, summary: &RunSummary, carried: usize) {
+    manifest.ended_at = Some(chrono::Utc::now().to_rfc3339());
+    manifest.records = summary.records + carried as u64;
+    manifest.coordination_ms = (summary.coordinated > 0)
+        .then(|| 1000.0 * summary.coordination_s / summary.coordinated as f64);
+    manifest.outcome = if summary.interrupted {
+        RunOutcome::Interrupted
+    } else if summary.all_ok() {
+        RunOutcome::Complete
+    } else {
+        RunOutcome::Failed
+    };
+}
+
+/// Removes the targets' working directories, or with `--keep-files` says where they are.
+fn leave_targets(plan: &Plan, targets: &[Target]) {
+    if plan.keep_files {
+        for t in targets {
+            // A directory target's working directory is a path here; another's is on
+            // its share.
+            let root = Path::new(&t.name);
+            let place = if root.is_dir() {
+                root.join(&t.workdir.path).display().to_string()
+            } else {
+                format!("{} on {}", t.workdir.path, t.name)
+            };
+            let _ = writeln!(
+                io::stderr(),
+                "sharebench: --keep-files: the files are in {place}"
+            );
+        }
+    } else {
+        remove_workdirs(targets, &mut |m: String| {
+            let _ = writeln!(io::stderr(), "sharebench: warning: {m}");
+        });
+    }
+    if let Ok(mut left) = LEFT_BEHIND.lock() {
+        left.clear();
+    }
+}
+
+/// Runs a plan end to end. `on_record` sees each record as it is taken (for live tables).
+/// Returns an error only for bad input (before anything ran) or when records cannot be
+/// written; a run with failed measurements returns `Ok` and the caller decides the exit.
+pub fn execute(spec: SessionSpec, on_record: &mut dyn FnMut(&Record)) -> CliResult<SessionResult> {
+    check_spec(&spec)?;
+    let ranks: &dyn Ranks = match spec.cluster {
+        Some(c) => c,
+        None => &Solo,
+    };
+    let writes = ranks.rank() == 0;
+    let (run_id, files_prefix) = run_names(spec.cluster);
+    let (targets, out_dir) = set_up(&spec, &run_id, &files_prefix, writes)?;
+    install_ctrlc();
+    remember_left_behind(&targets);
+    let mut manifest = start_manifest(&spec, &run_id, &targets)?;
     let out_path = out_dir
         .as_ref()
         .map(|d| d.path().to_path_buf())
@@ -633,44 +723,10 @@ pub fn execute(spec: SessionSpec, on_record: &mut dyn FnMut(&Record)) -> CliResu
         &spec.carried,
     );
     progress.finish();
-
-    let mut warn = |m: String| {
-        let _ = writeln!(io::stderr(), "sharebench: warning: {m}");
-    };
-    if spec.plan.keep_files {
-        for t in &targets {
-            // A directory target's working directory is a path here; another's is on
-            // its share.
-            let root = Path::new(&t.name);
-            let place = if root.is_dir() {
-                root.join(&t.workdir.path).display().to_string()
-            } else {
-                format!("{} on {}", t.workdir.path, t.name)
-            };
-            let _ = writeln!(
-                io::stderr(),
-                "sharebench: --keep-files: the files are in {place}"
-            );
-        }
-    } else {
-        remove_workdirs(&targets, &mut warn);
-    }
-    if let Ok(mut left) = LEFT_BEHIND.lock() {
-        left.clear();
-    }
+    leave_targets(spec.plan, &targets);
     let records = std::mem::take(&mut observer.records);
     let summary = ran.map_err(|e| io_err("results.jsonl", e))?;
-    manifest.ended_at = Some(chrono::Utc::now().to_rfc3339());
-    manifest.records = summary.records + spec.carried.len() as u64;
-    manifest.coordination_ms = (summary.coordinated > 0)
-        .then(|| 1000.0 * summary.coordination_s / summary.coordinated as f64);
-    manifest.outcome = if summary.interrupted {
-        RunOutcome::Interrupted
-    } else if summary.all_ok() {
-        RunOutcome::Complete
-    } else {
-        RunOutcome::Failed
-    };
+    end_manifest(&mut manifest, &summary, spec.carried.len());
     if let Some(dir) = &out_dir {
         write_manifest(dir, &manifest).map_err(|e| io_err("run.json", e))?;
         // The CSV is made from the JSONL on disk, the same input every later tool reads.

@@ -261,12 +261,32 @@ pub fn replication_traffic(
         note,
     )];
 
+    found.extend(rsync_traffic(step, &client, second, &original, &changed)?);
+    found.push(gluster_heal_traffic(
+        step, &state, second, &original, &changed, change_pct,
+    )?);
+    let _ = std::fs::remove_file(&original);
+    let _ = std::fs::remove_file(&changed);
+    Ok(found)
+}
+
+/// The replication step's rsync figures: a whole-file copy and rsync's delta against
+/// the replica's old copy, as bytes on the client's interface; both copies checked.
+fn rsync_traffic(
+    step: &str,
+    client: &str,
+    second: &str,
+    original: &Path,
+    changed: &Path,
+) -> CliResult<[Measurement; 2]> {
+    let fail = |e: String| CliError::failed(format!("replication traffic: {e}"));
+    let io = |e: std::io::Error| CliError::failed(format!("replication traffic: {e}"));
     // rsync: the replica starts from the original (copied on this machine, off the wire).
     let (url, module_dir) = traffic::start_rsync(second).map_err(|e| fail(format!("{e:#}")))?;
-    std::fs::copy(&original, module_dir.join("replica.bin")).map_err(io)?;
+    std::fs::copy(original, module_dir.join("replica.bin")).map_err(io)?;
     let changed_s = changed.display().to_string();
-    let full = rsync_from_client(
-        &client,
+    let full_bytes = rsync_from_client(
+        client,
         &[
             "--ignore-times",
             "--whole-file",
@@ -274,8 +294,8 @@ pub fn replication_traffic(
             &format!("{url}full.bin"),
         ],
     )?;
-    let delta = rsync_from_client(
-        &client,
+    let delta_bytes = rsync_from_client(
+        client,
         &[
             "--ignore-times",
             "--no-whole-file",
@@ -285,37 +305,51 @@ pub fn replication_traffic(
         ],
     )?;
     for name in ["full.bin", "replica.bin"] {
-        if !same_bytes(&changed, &module_dir.join(name)).map_err(io)? {
+        if !same_bytes(changed, &module_dir.join(name)).map_err(io)? {
             return Err(fail(format!(
                 "rsync's copy {name} differs from the changed file"
             )));
         }
         std::fs::remove_file(module_dir.join(name)).map_err(io)?;
     }
-    found.push(m(
+    let full = m(
         step,
         "full-copy",
-        full as f64 / 1048576.0,
+        full_bytes as f64 / 1048576.0,
         "MiB",
         format!("rsync --whole-file, bytes on {client}'s interface"),
-    ));
-    found.push(m(
+    );
+    let delta = m(
         step,
         "rsync-delta",
-        delta as f64 / 1048576.0,
+        delta_bytes as f64 / 1048576.0,
         "MiB",
         format!(
             "rsync's delta algorithm against the replica's old copy, bytes on {client}'s interface"
         ),
-    ));
+    );
+    Ok([full, delta])
+}
 
+/// The replication step's Gluster figure: bytes on the second replica's interface while
+/// it heals the blocks changed while it was down; its brick's copy checked.
+fn gluster_heal_traffic(
+    step: &str,
+    state: &sharebench_lab::state::LabState,
+    second: &str,
+    original: &Path,
+    changed: &Path,
+    change_pct: f64,
+) -> CliResult<Measurement> {
+    let fail = |e: String| CliError::failed(format!("replication traffic: {e}"));
+    let io = |e: std::io::Error| CliError::failed(format!("replication traffic: {e}"));
     // Gluster: the second replica is down while the file changes, then heals.
     let mnt = sharebench_lab::gluster::mount_point(sharebench_lab::gluster::REPLICA);
     if !sharebench_lab::storage::is_mounted(&mnt) {
         return Err(fail("the replicated Gluster volume is not mounted".into()));
     }
     let on_volume = mnt.join(format!("traffic-{}.bin", std::process::id()));
-    std::fs::copy(&original, &on_volume).map_err(io)?;
+    std::fs::copy(original, &on_volume).map_err(io)?;
     wait_for_heal()?;
     sharebench_lab::crash(second).map_err(|e| fail(format!("{e:#}")))?;
     let result = (|| {
@@ -342,16 +376,14 @@ pub fn replication_traffic(
             ))
             .join(on_volume.file_name().expect("a file name"))
     };
-    let healed = same_bytes(&changed, &brick(second)).map_err(io)?;
+    let healed = same_bytes(changed, &brick(second)).map_err(io)?;
     std::fs::remove_file(&on_volume).map_err(io)?;
-    let _ = std::fs::remove_file(&original);
-    let _ = std::fs::remove_file(&changed);
     if !healed {
         return Err(fail(format!(
             "after the heal, {second}'s brick copy differs from the changed file"
         )));
     }
-    found.push(m(
+    Ok(m(
         step,
         "gluster-heal",
         heal as f64 / 1048576.0,
@@ -359,6 +391,5 @@ pub fn replication_traffic(
         format!(
             "bytes on {second}'s interface from its restart to the end of the heal ({secs:.1} s), including its servers' start-up"
         ),
-    ));
-    Ok(found)
+    ))
 }

@@ -13,7 +13,7 @@ use crate::study_actions;
 use clap::{Args, Parser, Subcommand};
 use sharebench_core::manifest::RunOutcome;
 use sharebench_core::safe_dir::SafeDir;
-use sharebench_study::spec::{Action, LabNeeds, Step, Study};
+use sharebench_study::spec::{Action, LabNeeds, Scale, Step, Study};
 use sharebench_study::state::{self, RunState, StepState, StepStatus};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -203,6 +203,22 @@ fn parse_run_line(step: &str, line: &str) -> CliResult<RunArgs> {
         })
 }
 
+/// The lab a step needs, as `lab up` options; an error names what the study gave.
+fn up_options(needs: &LabNeeds) -> Result<sharebench_lab::UpOptions, String> {
+    let fail = |e: anyhow::Error| format!("the study's lab: {e:#}");
+    Ok(sharebench_lab::UpOptions {
+        backings: sharebench_lab::backing::Backing::parse_list(
+            needs.fs(),
+            needs.write_order.unwrap_or(false),
+            needs.strict_allocate.unwrap_or(false),
+        )
+        .map_err(fail)?,
+        link: needs.link().parse().map_err(fail)?,
+        disk: sharebench_lab::disk::DiskProfile::named(needs.disk()).map_err(fail)?,
+        ..Default::default()
+    })
+}
+
 /// The lab as the study has it: brought up by the study, and taken down at its end.
 struct LabGuard {
     current: Option<LabNeeds>,
@@ -233,16 +249,11 @@ impl LabGuard {
                 ""
             }
         );
-        sharebench_lab::up(&sharebench_lab::UpOptions {
-            fs: needs.fs().into(),
-            link: needs.link().into(),
-            write_order,
-            strict_allocate,
+        let opts = sharebench_lab::UpOptions {
             smb_fuse: self.smb_fuse,
-            disk: needs.disk().into(),
-            ..Default::default()
-        })
-        .map_err(|e| CliError::failed(format!("lab up: {e:#}")))?;
+            ..up_options(needs).map_err(CliError::failed)?
+        };
+        sharebench_lab::up(&opts).map_err(|e| CliError::failed(format!("lab up: {e:#}")))?;
         self.current = Some(needs.clone());
         Ok(())
     }
@@ -284,10 +295,10 @@ fn step_needs_lab(
         || (study.lab.is_some() && step.run.is_none())
 }
 
-fn run(a: StudyRunArgs) -> CliResult<()> {
-    let (study, text) = sharebench_study::find(&a.study).map_err(CliError::usage)?;
-    let scale = study.scale(&a.scale).map_err(CliError::usage)?.clone();
-    // Every step's line is checked before anything runs or the lab comes up.
+/// Refuses, before anything runs or the lab comes up, a study that cannot run here: a
+/// step line `run` would refuse, several clients without MPI, the lab without root or
+/// with a lab already up.
+fn check_study(study: &Study, scale: &Scale) -> CliResult<()> {
     for step in &study.steps {
         if let Some(line) = &step.run {
             let line = sharebench_study::spec::substitute(line, &scale.vars)
@@ -296,6 +307,11 @@ fn run(a: StudyRunArgs) -> CliResult<()> {
             run_cmd::build_plan(&args)
                 .map_err(|e| CliError::usage(format!("step {}: {}", step.id, e.message)))?;
         }
+    }
+    let base = study.lab.clone().unwrap_or_default();
+    for step in &study.steps {
+        up_options(&base.merged(step.lab.as_ref()))
+            .map_err(|e| CliError::usage(format!("step {}: {e}", step.id)))?;
     }
     if let Some(step) = study
         .steps
@@ -325,6 +341,13 @@ fn run(a: StudyRunArgs) -> CliResult<()> {
             ));
         }
     }
+    Ok(())
+}
+
+fn run(a: StudyRunArgs) -> CliResult<()> {
+    let (study, text) = sharebench_study::find(&a.study).map_err(CliError::usage)?;
+    let scale = study.scale(&a.scale).map_err(CliError::usage)?.clone();
+    check_study(&study, &scale)?;
     let (dir, mut st) = open_study_dir(&a, &study, &text)?;
     session::install_ctrlc();
     let started = Instant::now();
@@ -373,22 +396,7 @@ fn run(a: StudyRunArgs) -> CliResult<()> {
             None => state::step_dir(&dir, &step.id),
             Some(n) => state::block_dir(&dir, &step.id, n),
         };
-        let mut earlier = None;
-        if sdir.exists() {
-            // A cut-off attempt: kept beside, never overwritten; its finished tests are
-            // carried into the new attempt.
-            let n = st.step(&step.id).map_or(0, |s| s.attempts.len()) + 1;
-            let mut name = sdir.file_name().unwrap_or_default().to_os_string();
-            name.push(format!(".attempt-{n}"));
-            let kept = sdir.with_file_name(name);
-            std::fs::rename(&sdir, &kept)
-                .map_err(|e| CliError::failed(format!("cannot keep {}: {e}", sdir.display())))?;
-            if let Some(s) = st.step_mut(&step.id) {
-                let shown = kept.strip_prefix(&dir).unwrap_or(&kept);
-                s.attempts.push(shown.display().to_string());
-            }
-            earlier = Some(kept);
-        }
+        let earlier = keep_cut_off_attempt(&dir, &sdir, &step.id, &mut st)?;
         let _ = writeln!(
             out,
             "study: step {}/{} {}{}: {}",
@@ -443,6 +451,41 @@ fn run(a: StudyRunArgs) -> CliResult<()> {
         }
     }
     lab.down(&mut out);
+    conclude(&dir, &mut st, stopped, started, &mut out)
+}
+
+/// A cut-off attempt of a step: kept beside, never overwritten (`STEP.attempt-N`), and
+/// returned so that its finished tests are carried into the new attempt.
+fn keep_cut_off_attempt(
+    dir: &Path,
+    sdir: &Path,
+    step: &str,
+    st: &mut RunState,
+) -> CliResult<Option<PathBuf>> {
+    if !sdir.exists() {
+        return Ok(None);
+    }
+    let n = st.step(step).map_or(0, |s| s.attempts.len()) + 1;
+    let mut name = sdir.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".attempt-{n}"));
+    let kept = sdir.with_file_name(name);
+    std::fs::rename(sdir, &kept)
+        .map_err(|e| CliError::failed(format!("cannot keep {}: {e}", sdir.display())))?;
+    if let Some(s) = st.step_mut(step) {
+        let shown = kept.strip_prefix(dir).unwrap_or(&kept);
+        s.attempts.push(shown.display().to_string());
+    }
+    Ok(Some(kept))
+}
+
+/// Ends a study run: its outcome saved, a report written and summed up, and the exit.
+fn conclude(
+    dir: &Path,
+    st: &mut RunState,
+    stopped: bool,
+    started: Instant,
+    out: &mut dyn Write,
+) -> CliResult<()> {
     st.ended_at = Some(chrono::Utc::now().to_rfc3339());
     st.outcome = if stopped {
         RunOutcome::Interrupted
@@ -451,10 +494,10 @@ fn run(a: StudyRunArgs) -> CliResult<()> {
     } else {
         RunOutcome::Failed
     };
-    st.save(&dir).map_err(CliError::failed)?;
+    st.save(dir).map_err(CliError::failed)?;
 
-    let report_dir = next_report_dir(&dir);
-    let evidence = sharebench_study::RunEvidence::load(&dir, None).map_err(CliError::failed)?;
+    let report_dir = next_report_dir(dir);
+    let evidence = sharebench_study::RunEvidence::load(dir, None).map_err(CliError::failed)?;
     let (lines, warnings) =
         sharebench_study::write_report(&[(String::from("this run"), evidence)], &report_dir)
             .map_err(CliError::failed)?;
@@ -612,7 +655,6 @@ fn run_step(
     let line = sharebench_study::spec::substitute(line, vars).map_err(CliError::usage)?;
     let args = parse_run_line(&step.id, &line)?;
     let mut plan = run_cmd::build_plan(&args)?;
-    run_cmd::check_targets_space(&plan, &args.targets)?;
     let mut carried = Vec::new();
     if let (Some(dir), None) = (earlier, &step.action) {
         let records = sharebench_core::record::read_jsonl(&dir.join("results.jsonl"))
@@ -719,6 +761,26 @@ mod tests {
     use super::*;
     use sharebench_core::plan::{Cell, Plan};
     use sharebench_core::record::Record;
+
+    #[test]
+    fn every_shipped_study_asks_for_labs_that_lab_up_accepts() {
+        for (name, _) in sharebench_study::BUILTIN {
+            let (study, _) = sharebench_study::find(name).unwrap();
+            let base = study.lab.clone().unwrap_or_default();
+            for step in &study.steps {
+                let needs = base.merged(step.lab.as_ref());
+                let opts = up_options(&needs).unwrap_or_else(|e| panic!("{name}: {e}"));
+                assert_eq!(opts.link.name(), needs.link(), "{name}");
+            }
+        }
+        let bad = LabNeeds {
+            link: Some("3mbit".into()),
+            ..Default::default()
+        };
+        assert!(up_options(&bad)
+            .unwrap_err()
+            .contains("unknown --link '3mbit'"));
+    }
 
     #[test]
     fn resume_keeps_every_test_but_the_last_one_begun() {

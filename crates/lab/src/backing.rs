@@ -6,9 +6,51 @@
 
 use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};
+use std::fmt;
 
-/// File systems a backing image can have.
-pub const FILE_SYSTEMS: [&str; 4] = ["xfs", "ext4", "ext3", "btrfs"];
+/// The file system of a backing image (`mkfs.NAME`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FileSystem {
+    Xfs,
+    Ext4,
+    Ext3,
+    Btrfs,
+}
+
+impl FileSystem {
+    pub const ALL: [FileSystem; 4] = [
+        FileSystem::Xfs,
+        FileSystem::Ext4,
+        FileSystem::Ext3,
+        FileSystem::Btrfs,
+    ];
+
+    /// The name `--fs`, `mkfs.` and targets use.
+    pub fn name(self) -> &'static str {
+        match self {
+            FileSystem::Xfs => "xfs",
+            FileSystem::Ext4 => "ext4",
+            FileSystem::Ext3 => "ext3",
+            FileSystem::Btrfs => "btrfs",
+        }
+    }
+
+    /// ext3 and ext4, whose allocator can follow write order (`+write-order`).
+    pub fn is_ext(self) -> bool {
+        matches!(self, FileSystem::Ext3 | FileSystem::Ext4)
+    }
+
+    fn named(name: &str) -> Option<FileSystem> {
+        Self::ALL.into_iter().find(|f| f.name() == name)
+    }
+}
+
+impl fmt::Display for FileSystem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
 
 /// When the servers make what a client wrote on a backing stable.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -31,7 +73,7 @@ pub enum Durability {
 /// One backing: `FS[+write-order][+strict-allocate][+sync|+async]`, e.g. `ext3+write-order`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Backing {
-    pub fs: String,
+    pub fs: FileSystem,
     /// ext3/ext4: blocks allocated in the order they are written (the 2007 ext3 driver).
     #[serde(default)]
     pub write_order: bool,
@@ -45,7 +87,7 @@ pub struct Backing {
 impl Backing {
     /// The name targets carry after `@`: the spec it was given with, e.g. `ext3+write-order`.
     pub fn name(&self) -> String {
-        let mut n = self.fs.clone();
+        let mut n = self.fs.name().to_string();
         if self.write_order {
             n.push_str("+write-order");
         }
@@ -62,8 +104,8 @@ impl Backing {
 
     /// The options the backing is mounted with (`mount -o`), if any.
     pub fn mount_options(&self) -> Option<&'static str> {
-        match (self.durability, self.fs.as_str()) {
-            (Durability::Sync, "xfs") => Some("sync,dirsync,wsync"),
+        match (self.durability, self.fs) {
+            (Durability::Sync, FileSystem::Xfs) => Some("sync,dirsync,wsync"),
             (Durability::Sync, _) => Some("sync,dirsync"),
             _ => None,
         }
@@ -72,10 +114,10 @@ impl Backing {
     /// Parses `FS[+write-order][+strict-allocate]`; `parse_list` checks the combination.
     fn parse(spec: &str) -> Result<Backing> {
         let mut parts = spec.trim().split('+');
-        let fs = parts.next().unwrap_or_default().to_string();
-        if !FILE_SYSTEMS.contains(&fs.as_str()) {
-            bail!("unknown file system '{fs}' in --fs '{spec}' (xfs, ext4, ext3 or btrfs)");
-        }
+        let given = parts.next().unwrap_or_default();
+        let Some(fs) = FileSystem::named(given) else {
+            bail!("unknown file system '{given}' in --fs '{spec}' (xfs, ext4, ext3 or btrfs)");
+        };
         let mut b = Backing {
             fs,
             write_order: false,
@@ -112,7 +154,7 @@ impl Backing {
             let mut b = Backing::parse(spec)?;
             b.write_order |= write_order;
             b.strict_allocate |= strict_allocate;
-            if b.write_order && !b.fs.starts_with("ext") {
+            if b.write_order && !b.fs.is_ext() {
                 bail!("write-order is for ext3 and ext4 only, not {}", b.fs);
             }
             if out.iter().any(|o| o.name() == b.name()) {

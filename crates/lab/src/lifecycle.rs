@@ -13,44 +13,40 @@ use sharebench_core::safe_dir::SafeDir;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// What `lab up` was asked for.
+/// What `lab up` was asked for, parsed: `Backing::parse_list` for `--fs`, `Link` for
+/// `--link`, `DiskProfile::named` for `--disk`.
 #[derive(Debug, Clone)]
 pub struct UpOptions {
     pub topology: Option<PathBuf>,
-    /// The backings side by side, e.g. `xfs,ext4` or `ext3+write-order,ext3`
-    /// (`backing::Backing`); the first is the primary.
-    pub fs: String,
-    pub link: String,
-    /// Size of each server's image (sparse), e.g. `2G`.
-    pub image_size: String,
-    /// ext3/ext4: allocate blocks in write order, as the 2007 ext3 driver did (every
-    /// backing).
-    pub write_order: bool,
-    /// Samba allocates the blocks of a file as it grows (`strict allocate = yes`; every
-    /// backing).
-    pub strict_allocate: bool,
+    /// The backings side by side, e.g. from `xfs,ext4` or `ext3+write-order,ext3`; the
+    /// first is the primary.
+    pub backings: Vec<Backing>,
+    pub link: net::Link,
+    /// Bytes of each server's (sparse) image.
+    pub image_size: u64,
     /// Mount the first replica's SMB shares with smbnetfs (FUSE), target `lab:smb-fuse`.
     pub smb_fuse: bool,
     /// CPUs every server process may run on (`taskset -c` list, e.g. `1`), so that they
     /// and the client (`run --cpus`) do not take turns on one core; `None`: anywhere.
     pub server_cpus: Option<String>,
-    /// The latency of the disk under every backing image (`disk::PROFILES`): `host`
-    /// (none added), `hdd`, `ebs-magnetic`.
-    pub disk: String,
+    /// The latency of the disk under every backing image: `host` (none added), `hdd`,
+    /// `ebs-magnetic`.
+    pub disk: &'static disk::DiskProfile,
 }
+
+/// `lab up`'s default image size: 2 GiB.
+pub const DEFAULT_IMAGE_SIZE: u64 = 2 << 30;
 
 impl Default for UpOptions {
     fn default() -> Self {
         UpOptions {
             topology: None,
-            fs: "xfs".into(),
-            link: "unlimited".into(),
-            image_size: "2G".into(),
-            write_order: false,
-            strict_allocate: false,
+            backings: Backing::parse_list("xfs", false, false).expect("a valid backing"),
+            link: net::Link::Unlimited,
+            image_size: DEFAULT_IMAGE_SIZE,
             smb_fuse: true,
             server_cpus: None,
-            disk: "host".into(),
+            disk: &disk::PROFILES[0],
         }
     }
 }
@@ -121,9 +117,8 @@ pub fn up(opts: &UpOptions) -> Result<LabState> {
         }
         bail!("a lab was left half up or its servers died; run 'sharebench lab down' first");
     }
-    let backings = Backing::parse_list(&opts.fs, opts.write_order, opts.strict_allocate)?;
-    let disk = disk::DiskProfile::named(&opts.disk)?;
-    let shaping = net::parse_link(&opts.link)?;
+    let backings = opts.backings.clone();
+    let disk = opts.disk;
     let topology = match &opts.topology {
         Some(p) => Topology::load(p)?,
         None => Topology::default_lab(),
@@ -152,8 +147,12 @@ pub fn up(opts: &UpOptions) -> Result<LabState> {
         version: 1,
         phase: Phase::Starting,
         topology,
-        fs: opts.fs.clone(),
-        link: opts.link.clone(),
+        fs: backings
+            .iter()
+            .map(Backing::name)
+            .collect::<Vec<_>>()
+            .join(","),
+        link: opts.link,
         disk: disk.name.to_string(),
         backings,
         server_cpus: opts.server_cpus.clone(),
@@ -163,7 +162,7 @@ pub fn up(opts: &UpOptions) -> Result<LabState> {
         credentials_file: dir.join("smb-password"),
     };
     state.save()?;
-    match build(&mut state, opts, shaping) {
+    match build(&mut state, opts) {
         Ok(()) => {
             state.phase = Phase::Up;
             state.save()?;
@@ -176,18 +175,16 @@ pub fn up(opts: &UpOptions) -> Result<LabState> {
     }
 }
 
-fn build(state: &mut LabState, opts: &UpOptions, shaping: Option<(String, u64)>) -> Result<()> {
+fn build(state: &mut LabState, opts: &UpOptions) -> Result<()> {
     net::create_lan(state)?;
     let topo = state.topology.clone();
     for h in &topo.hosts {
         net::add_host(state, h, topo.prefix_len)?;
     }
-    if let Some((rate, bits)) = shaping {
-        net::shape_links(state, &rate, bits)?;
-    }
+    net::shape_links(state, opts.link)?;
     let password = samba::new_password()?;
     samba::write_credentials(state, &password)?;
-    let disk = disk::DiskProfile::named(&opts.disk)?;
+    let disk = opts.disk;
     let replicas: Vec<_> = topo.replicas().cloned().collect();
     for h in topo.servers() {
         let mut data = Vec::new();
@@ -198,7 +195,7 @@ fn build(state: &mut LabState, opts: &UpOptions, shaping: Option<(String, u64)>)
                 &h.name,
                 i,
                 &b,
-                &opts.image_size,
+                opts.image_size,
                 disk,
             )?);
         }
@@ -430,7 +427,21 @@ pub fn down() -> Result<DownReport> {
             .problems
             .push("processes in lab namespaces survived SIGKILL".into());
     }
-    // 3. Mounts, loop devices, namespaces and links.
+    // 3. Mounts, loop devices, namespaces and links; 4. the lab directory.
+    release_mounts_and_network(&resources, &mut report);
+    remove_lab_dir(&mut report)?;
+    if !report.problems.is_empty() {
+        bail!(
+            "lab down left something behind: {}",
+            report.problems.join("; ")
+        );
+    }
+    Ok(report)
+}
+
+/// `down`'s third step: the lab's mounts, loop devices, delay layers, links and
+/// namespaces, newest first.
+fn release_mounts_and_network(resources: &[Resource], report: &mut DownReport) {
     for r in resources.iter().rev() {
         match r {
             Resource::Mount { path } if storage::is_mounted(path) => {
@@ -478,7 +489,11 @@ pub fn down() -> Result<DownReport> {
                 .push(format!("cannot delete namespace {ns}"));
         }
     }
-    // 4. The lab directory, only if it is the lab's and nothing is mounted below it.
+}
+
+/// `down`'s last step: the lab directory, only if it is the lab's (its marker), nothing is
+/// mounted below it and nothing else was left behind.
+fn remove_lab_dir(report: &mut DownReport) -> Result<()> {
     let dir = LabState::dir();
     if dir.join(MARKER).exists() {
         let mounts = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
@@ -497,13 +512,7 @@ pub fn down() -> Result<DownReport> {
             report.removed.push(format!("directory {}", dir.display()));
         }
     }
-    if !report.problems.is_empty() {
-        bail!(
-            "lab down left something behind: {}",
-            report.problems.join("; ")
-        );
-    }
-    Ok(report)
+    Ok(())
 }
 
 #[cfg(test)]

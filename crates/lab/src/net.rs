@@ -7,6 +7,7 @@ use crate::sh::{run, run_in, run_quiet};
 use crate::state::{LabState, Resource, PREFIX};
 use crate::topology::{Host, Role};
 use anyhow::{bail, Context, Result};
+use serde::{Deserialize, Serialize};
 use std::net::{Ipv4Addr, SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
@@ -72,17 +73,68 @@ pub fn add_host(state: &mut LabState, host: &Host, prefix_len: u8) -> Result<()>
     Ok(())
 }
 
-/// A link rate as `tc` spells it, or `None` for unlimited.
-pub fn parse_link(text: &str) -> Result<Option<(String, u64)>> {
-    let bits: u64 = match text {
-        "unlimited" => return Ok(None),
-        "10mbit" => 10_000_000,
-        "100mbit" => 100_000_000,
-        "1gbit" => 1_000_000_000,
-        "10gbit" => 10_000_000_000,
-        _ => bail!("unknown --link '{text}' (10mbit, 100mbit, 1gbit, 10gbit or unlimited)"),
-    };
-    Ok(Some((text.to_string(), bits)))
+/// The bandwidth of every host's link (`lab up --link`), named as `tc` spells the rate.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Link {
+    #[serde(rename = "10mbit")]
+    Mbit10,
+    #[serde(rename = "100mbit")]
+    Mbit100,
+    #[serde(rename = "1gbit")]
+    Gbit1,
+    #[serde(rename = "10gbit")]
+    Gbit10,
+    /// Not shaped: as fast as the veth pairs go.
+    #[default]
+    #[serde(rename = "unlimited")]
+    Unlimited,
+}
+
+impl Link {
+    pub const ALL: [Link; 5] = [
+        Link::Mbit10,
+        Link::Mbit100,
+        Link::Gbit1,
+        Link::Gbit10,
+        Link::Unlimited,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Link::Mbit10 => "10mbit",
+            Link::Mbit100 => "100mbit",
+            Link::Gbit1 => "1gbit",
+            Link::Gbit10 => "10gbit",
+            Link::Unlimited => "unlimited",
+        }
+    }
+
+    /// Bits per second, or `None` for unlimited.
+    pub fn bits(self) -> Option<u64> {
+        match self {
+            Link::Mbit10 => Some(10_000_000),
+            Link::Mbit100 => Some(100_000_000),
+            Link::Gbit1 => Some(1_000_000_000),
+            Link::Gbit10 => Some(10_000_000_000),
+            Link::Unlimited => None,
+        }
+    }
+}
+
+impl std::str::FromStr for Link {
+    type Err = anyhow::Error;
+    fn from_str(text: &str) -> Result<Link> {
+        match Link::ALL.into_iter().find(|l| l.name() == text) {
+            Some(l) => Ok(l),
+            None => bail!("unknown --link '{text}' (10mbit, 100mbit, 1gbit, 10gbit or unlimited)"),
+        }
+    }
+}
+
+impl std::fmt::Display for Link {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// The tbf burst for a link of `bits` per second: 2 ms at the rate, at least 16 KiB
@@ -96,7 +148,11 @@ fn burst_bytes(bits: u64) -> u64 {
 /// working against one server therefore share that server's link, as on a real network,
 /// and traffic between servers (Gluster replication, DFS referrals) crosses two shaped
 /// links like any other.
-pub fn shape_links(state: &LabState, rate: &str, bits: u64) -> Result<()> {
+pub fn shape_links(state: &LabState, link: Link) -> Result<()> {
+    let Some(bits) = link.bits() else {
+        return Ok(());
+    };
+    let rate = link.name();
     let burst = burst_bytes(bits).to_string();
     let tbf = |dev: &str| -> Vec<String> {
         [
@@ -189,9 +245,13 @@ mod tests {
 
     #[test]
     fn link_rates() {
-        assert_eq!(parse_link("unlimited").unwrap(), None);
-        assert_eq!(parse_link("100mbit").unwrap().unwrap().1, 100_000_000);
-        assert!(parse_link("3mbit").is_err());
+        assert_eq!("unlimited".parse::<Link>().unwrap().bits(), None);
+        assert_eq!("100mbit".parse::<Link>().unwrap().bits(), Some(100_000_000));
+        assert!("3mbit".parse::<Link>().is_err());
+        // The state file and `lab status --json` keep the names `--link` takes.
+        for l in Link::ALL {
+            assert_eq!(serde_json::to_string(&l).unwrap(), format!("\"{l}\""));
+        }
     }
 
     #[test]

@@ -77,9 +77,9 @@ pub struct LabState {
     pub version: u32,
     pub phase: Phase,
     pub topology: Topology,
-    /// The backings as `lab up --fs` gave them, e.g. `xfs,ext4`.
+    /// The backings' names, comma-separated, e.g. `xfs,ext4` (`lab up --fs`).
     pub fs: String,
-    pub link: String,
+    pub link: crate::net::Link,
     /// The disk profile under the backing images (`lab up --disk`).
     #[serde(default = "host_disk")]
     pub disk: String,

@@ -15,7 +15,7 @@ pub struct Status {
     pub phase: Phase,
     pub directory: PathBuf,
     pub fs: String,
-    pub link: String,
+    pub link: crate::net::Link,
     /// The disk profile under the backing images (`lab up --disk`).
     pub disk: String,
     /// CPUs the servers are pinned to (`lab up --server-cpus`), if they are.
@@ -72,7 +72,7 @@ pub fn status() -> Result<Option<Status>> {
         phase: state.phase,
         directory: LabState::dir(),
         fs: state.fs.clone(),
-        link: state.link.clone(),
+        link: state.link,
         disk: state.disk.clone(),
         server_cpus: state.server_cpus.clone(),
         delay_emulation: if netem_available() {

@@ -2,14 +2,12 @@
 //! attached with `losetup --direct-io=on` (so the host page cache does not hide the
 //! device) and mounted under the lab directory.
 
-use crate::backing::Backing;
+use crate::backing::{Backing, FileSystem};
 use crate::disk::DiskProfile;
 use crate::sh::{run, run_quiet};
 use crate::state::{LabState, Resource};
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
-
-pub use crate::backing::FILE_SYSTEMS;
 
 /// What ext4's multiblock allocator is told to treat as a "small" file (bytes) for the
 /// write-order allocation: every file is then allocated in the order its blocks are
@@ -38,15 +36,12 @@ pub fn create(
     host: &str,
     index: usize,
     backing: &Backing,
-    size: &str,
+    size: u64,
     disk: &DiskProfile,
 ) -> Result<PathBuf> {
-    let (fs, write_order) = (backing.fs.as_str(), backing.write_order);
-    if write_order && !fs.starts_with("ext") {
+    let (fs, write_order) = (backing.fs, backing.write_order);
+    if write_order && !fs.is_ext() {
         bail!("the write-order allocation is for ext3 and ext4 only, not {fs}");
-    }
-    if !FILE_SYSTEMS.contains(&fs) {
-        bail!("unknown --fs '{fs}' (xfs, ext4, ext3 or btrfs)");
     }
     let name = data_name(host, index);
     let img = state.file(format!("images/{name}.img"));
@@ -55,8 +50,8 @@ pub fn create(
     std::fs::create_dir_all(&mnt)?;
     state.intend(Resource::Image { path: img.clone() })?;
     let img_s = img.to_string_lossy().into_owned();
-    run("truncate", &["-s", size, &img_s])?;
-    let force = if fs == "xfs" || fs == "btrfs" {
+    run("truncate", &["-s", &size.to_string(), &img_s])?;
+    let force = if matches!(fs, FileSystem::Xfs | FileSystem::Btrfs) {
         "-f"
     } else {
         "-F"

@@ -5,7 +5,7 @@
 
 use crate::lifecycle::gluster_export_of;
 use crate::state::{LabState, Phase, Resource};
-use crate::topology::Service;
+use crate::topology::{Host, Service};
 use crate::{ganesha, gluster, net, proc, samba, smbnetfs, storage};
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
@@ -61,12 +61,10 @@ fn recorded_pids(state: &LabState, name: &str) -> Vec<i32> {
         .collect()
 }
 
-/// Every target the running lab offers.
-pub fn targets(state: &LabState) -> Vec<LabTarget> {
+/// The targets whose client runs inside sharebench, in the first client's namespace:
+/// SMB, NFS and Gluster's native clients, for every backing.
+fn native_targets(state: &LabState, client: &Host) -> Vec<LabTarget> {
     let t = &state.topology;
-    let Some(client) = t.clients().next() else {
-        return Vec::new();
-    };
     let netns = net::netns_of(&client.name);
     let env = vec![(
         "SHAREBENCH_SMB_PASSWORD_FILE".to_string(),
@@ -150,6 +148,14 @@ pub fn targets(state: &LabState) -> Vec<LabTarget> {
             &d.name,
         );
     }
+    out
+}
+
+/// The targets that are directories on this machine: Gluster's FUSE mounts, SMB through
+/// smbnetfs, and the backing images themselves.
+fn local_targets(state: &LabState, client: &Host) -> Vec<LabTarget> {
+    let t = &state.topology;
+    let mut out = Vec::new();
     if let Some(g) = t.gluster_hosts().first() {
         for (name, volume) in [
             ("gluster", gluster::SINGLE),
@@ -199,7 +205,21 @@ pub fn targets(state: &LabState) -> Vec<LabTarget> {
             });
         }
     }
-    let servers: Vec<String> = t.servers().map(|h| net::netns_of(&h.name)).collect();
+    out
+}
+
+/// Every target the running lab offers, natively reached ones first.
+pub fn targets(state: &LabState) -> Vec<LabTarget> {
+    let Some(client) = state.topology.clients().next() else {
+        return Vec::new();
+    };
+    let mut out = native_targets(state, client);
+    out.extend(local_targets(state, client));
+    let servers: Vec<String> = state
+        .topology
+        .servers()
+        .map(|h| net::netns_of(&h.name))
+        .collect();
     for target in &mut out {
         target.server_path = server_path(state, target);
         target.disks = disks_of(state, target);
@@ -307,7 +327,7 @@ mod tests {
             topology: Topology::default_lab(),
             server_cpus: None,
             fs: "xfs".into(),
-            link: "100mbit".into(),
+            link: crate::net::Link::Mbit100,
             disk: "host".into(),
             backings: Backing::parse_list("xfs", false, false).unwrap(),
             resources,

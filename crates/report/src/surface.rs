@@ -373,7 +373,6 @@ pub fn surface(
     let recs = LogAxis::new(all.iter().map(|c| c.1).collect())?;
     let z = ZScale::new(range);
     let proj = Projection::new(AZIMUTH, ELEVATION).fit((100.0, 36.0, W - 64.0, H - 66.0));
-    let p = |x: f64, y: f64, z: f64| proj.project(P3 { x, y, z });
     let mut s = String::with_capacity(32 << 10);
     let _ = write!(
         s,
@@ -381,8 +380,69 @@ pub fn surface(
         t = esc(title)
     );
 
-    // The floor and the two back walls (the faces through the farthest floor corner).
-    let floor = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)];
+    walls_and_grid(&mut s, &proj, &files, &recs, &z);
+
+    // The surface, back to front.
+    s.push_str(
+        r##"<g stroke="#1b1f24" stroke-opacity=".45" stroke-width=".6" stroke-linejoin="round">"##,
+    );
+    for q in quads(cells, &files, &recs, &z, range, &proj) {
+        s.push_str("<path d=\"M");
+        for xy in &q.points {
+            pt(&mut s, *xy);
+        }
+        s.pop();
+        let _ = write!(s, "Z\" fill=\"{}\"><title>file × record: KiB/s", q.colour);
+        for ((f, r), m) in &q.corners {
+            let _ = write!(
+                s,
+                "\n{} × {}: {m:.0}",
+                format::short_size(*f),
+                format::short_size(*r)
+            );
+        }
+        s.push_str("</title></path>");
+    }
+    s.push_str("</g>");
+
+    height_axis(&mut s, &proj, &z);
+
+    // File size along the front edge through the smallest record size, record size along
+    // the front edge through the largest file size (both grow left to right).
+    floor_axis(
+        &mut s,
+        &proj,
+        &files,
+        |t| P3 {
+            x: 0.0,
+            y: t,
+            z: 0.0,
+        },
+        "file size (log₂)",
+    );
+    floor_axis(
+        &mut s,
+        &proj,
+        &recs,
+        |t| P3 {
+            x: t,
+            y: 1.0,
+            z: 0.0,
+        },
+        "record size (log₂)",
+    );
+    s.push_str("</svg>");
+    Some(s)
+}
+
+/// The chart's floor, corner by corner: (record-size position, file-size position).
+const FLOOR: [(f64, f64); 4] = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)];
+
+/// The floor and the two back walls (the faces through the farthest floor corner), and
+/// the grid: one floor line per file size and record size, one wall line per height tick.
+fn walls_and_grid(s: &mut String, proj: &Projection, files: &LogAxis, recs: &LogAxis, z: &ZScale) {
+    let p = |x: f64, y: f64, z: f64| proj.project(P3 { x, y, z });
+    let floor = FLOOR;
     let far = floor
         .iter()
         .copied()
@@ -417,7 +477,6 @@ pub fn surface(
     }
     let _ = write!(s, r##"<path d="{d}" fill="#f1f3f6" stroke="#b8bec6"/>"##);
 
-    // Grid: one floor line per file size and record size, one wall line per height tick.
     let mut g = String::new();
     for v in &files.values {
         let y = files.pos(*v);
@@ -443,32 +502,12 @@ pub fn surface(
         s,
         r##"<path d="{g}" fill="none" stroke="#d3d8de" stroke-width=".8"/>"##
     );
+}
 
-    // The surface, back to front.
-    s.push_str(
-        r##"<g stroke="#1b1f24" stroke-opacity=".45" stroke-width=".6" stroke-linejoin="round">"##,
-    );
-    for q in quads(cells, &files, &recs, &z, range, &proj) {
-        s.push_str("<path d=\"M");
-        for xy in &q.points {
-            pt(&mut s, *xy);
-        }
-        s.pop();
-        let _ = write!(s, "Z\" fill=\"{}\"><title>file × record: KiB/s", q.colour);
-        for ((f, r), m) in &q.corners {
-            let _ = write!(
-                s,
-                "\n{} × {}: {m:.0}",
-                format::short_size(*f),
-                format::short_size(*r)
-            );
-        }
-        s.push_str("</title></path>");
-    }
-    s.push_str("</g>");
-
-    // Height axis on the vertical edge of the leftmost floor corner.
-    let left = floor
+/// The height axis on the vertical edge of the leftmost floor corner, with its ticks.
+fn height_axis(s: &mut String, proj: &Projection, z: &ZScale) {
+    let p = |x: f64, y: f64, z: f64| proj.project(P3 { x, y, z });
+    let left = FLOOR
         .iter()
         .copied()
         .min_by(|a, b| p(a.0, a.1, 0.0).0.total_cmp(&p(b.0, b.1, 0.0).0))
@@ -476,14 +515,14 @@ pub fn surface(
     let (bx, by) = p(left.0, left.1, 0.0);
     let (_, ty) = p(left.0, left.1, Z_TOP);
     let _ = write!(s, r##"<path d="M{bx:.1},{by:.1}V{ty:.1}" stroke="#666"/>"##);
-    for v in &ticks {
-        let (x, y) = p(left.0, left.1, z.height(*v));
+    for v in z.ticks() {
+        let (x, y) = p(left.0, left.1, z.height(v));
         let _ = write!(
             s,
             r##"<path d="M{x:.1},{y:.1}h-6" stroke="#666"/><text x="{:.1}" y="{:.1}" class="ax" text-anchor="end">{}</text>"##,
             x - 8.0,
             y - 3.0,
-            tick_rate(*v)
+            tick_rate(v)
         );
     }
     let (lx, ly) = (bx - 82.0, (by + ty) / 2.0);
@@ -491,33 +530,6 @@ pub fn surface(
         s,
         r#"<text x="{lx:.1}" y="{ly:.1}" class="ct" text-anchor="middle" transform="rotate(-90 {lx:.1} {ly:.1})">throughput (log scale)</text>"#
     );
-
-    // File size along the front edge through the smallest record size, record size along
-    // the front edge through the largest file size (both grow left to right).
-    floor_axis(
-        &mut s,
-        &proj,
-        &files,
-        |t| P3 {
-            x: 0.0,
-            y: t,
-            z: 0.0,
-        },
-        "file size (log₂)",
-    );
-    floor_axis(
-        &mut s,
-        &proj,
-        &recs,
-        |t| P3 {
-            x: t,
-            y: 1.0,
-            z: 0.0,
-        },
-        "record size (log₂)",
-    );
-    s.push_str("</svg>");
-    Some(s)
 }
 
 /// The collapsed "3D surface view" of one operation: one surface per target, in label

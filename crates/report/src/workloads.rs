@@ -162,9 +162,15 @@ fn metadata(h: &mut String, a: &Analysis) {
         return;
     }
     h.push_str("<h2 id=metadata>Metadata (Connectathon basic tests)</h2>");
-    // Rate vs count: test1/test2 records that carry the swept count.
+    rate_curves(h, a, &recs);
+    rates_by_test(h, a, &recs);
+    read_cliff(h, a, &recs);
+}
+
+/// Metadata: rate against count (test1 and test2 records that carry the swept count).
+fn rate_curves(h: &mut String, a: &Analysis, recs: &[&Record]) {
     let mut curves: BTreeMap<(String, String), BTreeMap<u64, Vec<f64>>> = BTreeMap::new();
-    for r in &recs {
+    for r in recs {
         let sweep = matches!(r.figures.test.as_deref(), Some("test1" | "test2"));
         if let (true, Some(n), Some(rate)) = (sweep, r.figures.files, r.figures.ops_per_s) {
             curves
@@ -201,7 +207,10 @@ fn metadata(h: &mut String, a: &Analysis) {
         }
         h.push_str("</div>");
     }
-    // Per test and operation type.
+}
+
+/// Metadata: rate and p99 per test and operation type.
+fn rates_by_test(h: &mut String, a: &Analysis, recs: &[&Record]) {
     let mut table: BTreeMap<(String, String), PerLabel<RatesP99>> = BTreeMap::new();
     for r in recs.iter().filter(|r| r.bytes == 0) {
         let test = r.figures.test.clone().unwrap_or_default();
@@ -236,7 +245,10 @@ fn metadata(h: &mut String, a: &Analysis) {
         h.push_str("</tr>");
     }
     h.push_str("</table>");
-    // The buffered-read cliff (test5).
+}
+
+/// Metadata: the buffered-read cliff (test5b), buffered against cache-defeated reads.
+fn read_cliff(h: &mut String, a: &Analysis, recs: &[&Record]) {
     let mut reads: BTreeMap<(String, String), BTreeMap<u64, Vec<f64>>> = BTreeMap::new();
     for r in recs
         .iter()

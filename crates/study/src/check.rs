@@ -878,30 +878,8 @@ fn ranking(ev: &dyn Evidence, step: &str, order: &[String], op: &str, m: Metric)
     Outcome { verdict, found }
 }
 
-fn curve(data: &StepData, target: &str, op: &str, axis: Axis, m: Metric, shape: Shape) -> Outcome {
-    let mut by_x: BTreeMap<u64, Vec<f64>> = BTreeMap::new();
-    for r in data
-        .records
-        .iter()
-        .filter(|r| r.target == target && r.op == op && r.status == Status::Ok)
-        .filter(|r| r.scope != Scope::Worker)
-    {
-        let x = match axis {
-            Axis::Count => r.figures.files,
-            Axis::FileSize => Some(r.file_size),
-        };
-        if let (Some(x), Some(v)) = (x, metric_of(r, m)) {
-            by_x.entry(x).or_default().push(v);
-        }
-    }
-    if by_x.len() < 3 {
-        return not_tested(format!(
-            "{target} {op}: {} point(s) along the axis; a shape needs 3",
-            by_x.len()
-        ));
-    }
-    let xs: Vec<u64> = by_x.keys().copied().collect();
-    let v: Vec<f64> = by_x.values().map(|v| stats::median(v)).collect();
+/// Whether the medians `v` (3 or more, along the axis) have the seed's `shape`.
+fn shape_verdict(shape: Shape, v: &[f64]) -> Verdict {
     let n = v.len();
     let (peak, top) = v
         .iter()
@@ -910,7 +888,7 @@ fn curve(data: &StepData, target: &str, op: &str, axis: Axis, m: Metric, shape: 
         .max_by(|a, b| a.1.total_cmp(&b.1))
         .expect("3 points");
     let low = v.iter().copied().fold(f64::INFINITY, f64::min);
-    let verdict = match shape {
+    match shape {
         Shape::RiseThenFall => {
             if peak > 0 && peak < n - 1 && v[0] < 0.9 * top && v[n - 1] < 0.9 * top {
                 Verdict::Agrees
@@ -949,7 +927,34 @@ fn curve(data: &StepData, target: &str, op: &str, axis: Axis, m: Metric, shape: 
                 Verdict::Inconclusive
             }
         }
-    };
+    }
+}
+
+fn curve(data: &StepData, target: &str, op: &str, axis: Axis, m: Metric, shape: Shape) -> Outcome {
+    let mut by_x: BTreeMap<u64, Vec<f64>> = BTreeMap::new();
+    for r in data
+        .records
+        .iter()
+        .filter(|r| r.target == target && r.op == op && r.status == Status::Ok)
+        .filter(|r| r.scope != Scope::Worker)
+    {
+        let x = match axis {
+            Axis::Count => r.figures.files,
+            Axis::FileSize => Some(r.file_size),
+        };
+        if let (Some(x), Some(v)) = (x, metric_of(r, m)) {
+            by_x.entry(x).or_default().push(v);
+        }
+    }
+    if by_x.len() < 3 {
+        return not_tested(format!(
+            "{target} {op}: {} point(s) along the axis; a shape needs 3",
+            by_x.len()
+        ));
+    }
+    let xs: Vec<u64> = by_x.keys().copied().collect();
+    let v: Vec<f64> = by_x.values().map(|v| stats::median(v)).collect();
+    let verdict = shape_verdict(shape, &v);
     let series = xs
         .iter()
         .zip(&v)

@@ -244,6 +244,27 @@ pub fn render(views: &[RunView], step_reports: &BTreeMap<String, String>) -> Str
     h.push_str("<h2 id=question>The question</h2>");
     let _ = write!(h, "<p class=q>{}</p>", esc(&study.question));
 
+    answer(&mut h, views);
+    claims(&mut h, views);
+    figures(&mut h, views);
+    departures(&mut h, views);
+    evidence(&mut h, views, step_reports);
+    for v in views {
+        if !v.run.warnings.is_empty() {
+            let _ = write!(h, "<p class=note>{}Warnings:</p><ul>", run_prefix(views, v));
+            for w in &v.run.warnings {
+                let _ = write!(h, "<li>{}</li>", esc(w));
+            }
+            h.push_str("</ul>");
+        }
+    }
+    h.push_str("</main></body></html>\n");
+    h
+}
+
+/// The answer: each run's headline, the claims that answer the question, the tally.
+fn answer(h: &mut String, views: &[RunView]) {
+    let study = &views[0].run.study;
     h.push_str("<h2 id=answer>The answer</h2>");
     for v in views {
         let prefix = if views.len() > 1 {
@@ -277,9 +298,13 @@ pub fn render(views: &[RunView], step_reports: &BTreeMap<String, String>) -> Str
             );
         }
         let _ = write!(h, "<p>{prefix}Claim by claim, {}.</p>", esc(&tally_text(v)));
-        class_table(&mut h, v);
+        class_table(h, v);
     }
+}
 
+/// Claim by claim: what the seed said and each run's verdict.
+fn claims(h: &mut String, views: &[RunView]) {
+    let study = &views[0].run.study;
     h.push_str("<h2 id=claims>Claim by claim</h2><p class=note>What the seed said, and what this run's records say. <i>agrees</i> / <i>disagrees</i> need a test significant at 5% in one direction; otherwise <i>inconclusive</i>. The rules are in docs/studies.md.</p><table><tr><th>#</th><th>the seed said</th>");
     for v in views {
         let _ = write!(h, "<th>this run found{}</th>", run_suffix(views, v));
@@ -310,7 +335,11 @@ pub fn render(views: &[RunView], step_reports: &BTreeMap<String, String>) -> Str
         h.push_str("</tr>");
     }
     h.push_str("</table>");
+}
 
+/// The figures a study measures without a claim to check.
+fn figures(h: &mut String, views: &[RunView]) {
+    let study = &views[0].run.study;
     if study.claims.iter().any(|c| c.said.is_none()) {
         h.push_str(
             "<h2 id=figures>Figures measured without a claim</h2><table><tr><th>figure</th>",
@@ -336,7 +365,11 @@ pub fn render(views: &[RunView], step_reports: &BTreeMap<String, String>) -> Str
         }
         h.push_str("</table>");
     }
+}
 
+/// Where the lab departs from the seed: the study's list, each run's notes and scale.
+fn departures(h: &mut String, views: &[RunView]) {
+    let study = &views[0].run.study;
     h.push_str("<h2 id=departures>Where this lab departs from the seed</h2><ul>");
     if study.departures.is_empty() && views.iter().all(|v| v.run.state.notes.is_empty()) {
         h.push_str("<li>The study file lists none.</li>");
@@ -365,7 +398,11 @@ pub fn render(views: &[RunView], step_reports: &BTreeMap<String, String>) -> Str
         }
     }
     h.push_str("</ul>");
+}
 
+/// The evidence: every step, its line, each run's status and its report.
+fn evidence(h: &mut String, views: &[RunView], step_reports: &BTreeMap<String, String>) {
+    let study = &views[0].run.study;
     h.push_str("<h2 id=evidence>The evidence</h2><p class=note>Each step is an ordinary sharebench run; its report has every cell, chart, statistic and the environment.</p><table><tr><th>step</th><th>what</th>");
     for v in views {
         let _ = write!(h, "<th>status{}</th>", run_suffix(views, v));
@@ -399,37 +436,7 @@ pub fn render(views: &[RunView], step_reports: &BTreeMap<String, String>) -> Str
             esc(&step.title)
         );
         for v in views {
-            let cell = match v.run.state.step(&step.id) {
-                Some(s) => {
-                    let lab = s
-                        .lab
-                        .as_ref()
-                        .map(|l| {
-                            format!(
-                                "<br><span class=note>lab: {} on a {} disk, link {}</span>",
-                                esc(l.fs()),
-                                esc(l.disk()),
-                                esc(l.link())
-                            )
-                        })
-                        .unwrap_or_default();
-                    let err = s
-                        .error
-                        .as_ref()
-                        .map(|e| format!("<br><span class=note>{}</span>", esc(e)))
-                        .unwrap_or_default();
-                    let blocks = match s.blocks_done {
-                        0 => String::new(),
-                        n => format!(", {n} alternating blocks"),
-                    };
-                    format!(
-                        "{} ({:.0} s{blocks}){lab}{err}",
-                        status_name(s.status),
-                        s.seconds
-                    )
-                }
-                None => "not run".into(),
-            };
+            let cell = step_status(v, &step.id);
             let _ = write!(h, "<td>{cell}</td>");
         }
         match step_reports.get(&step.id).filter(|p| !p.is_empty()) {
@@ -441,17 +448,41 @@ pub fn render(views: &[RunView], step_reports: &BTreeMap<String, String>) -> Str
         h.push_str("</tr>");
     }
     h.push_str("</table>");
-    for v in views {
-        if !v.run.warnings.is_empty() {
-            let _ = write!(h, "<p class=note>{}Warnings:</p><ul>", run_prefix(views, v));
-            for w in &v.run.warnings {
-                let _ = write!(h, "<li>{}</li>", esc(w));
-            }
-            h.push_str("</ul>");
+}
+
+/// A step's status in one run: how it ended, its time, the lab it ran in, its error.
+fn step_status(v: &RunView, step: &str) -> String {
+    match v.run.state.step(step) {
+        Some(s) => {
+            let lab = s
+                .lab
+                .as_ref()
+                .map(|l| {
+                    format!(
+                        "<br><span class=note>lab: {} on a {} disk, link {}</span>",
+                        esc(l.fs()),
+                        esc(l.disk()),
+                        esc(l.link())
+                    )
+                })
+                .unwrap_or_default();
+            let err = s
+                .error
+                .as_ref()
+                .map(|e| format!("<br><span class=note>{}</span>", esc(e)))
+                .unwrap_or_default();
+            let blocks = match s.blocks_done {
+                0 => String::new(),
+                n => format!(", {n} alternating blocks"),
+            };
+            format!(
+                "{} ({:.0} s{blocks}){lab}{err}",
+                status_name(s.status),
+                s.seconds
+            )
         }
+        None => "not run".into(),
     }
-    h.push_str("</main></body></html>\n");
-    h
 }
 
 fn run_suffix(views: &[RunView], v: &RunView) -> String {

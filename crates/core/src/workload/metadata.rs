@@ -22,60 +22,61 @@ fn io_err(what: String) -> PassError {
     PassError::Io(io::Error::other(what))
 }
 
-/// test1: at each of `levels` levels, `files` files (creat + close) then `dirs`
+/// The tree of tests 1 and 2: `levels` deep, at each level `files` files, then `dirs`
 /// directories, each holding the next level.
-pub fn test1(
-    b: &dyn Backend,
-    dir: &str,
-    levels: u32,
-    files: u64,
-    dirs: u64,
-    m: &mut OpMeter,
-    cancel: &AtomicBool,
-) -> Result<(), PassError> {
-    if levels == 0 {
-        return Ok(());
-    }
-    for f in 0..files {
-        check(cancel)?;
-        let p = format!("{dir}/{FNAME}{f}");
-        m.time("create-file", || {
-            b.open(&p, OpenOptions::create_new())?.close()
-        })?;
-    }
-    for d in 0..dirs {
-        check(cancel)?;
-        let p = format!("{dir}/{DNAME}{d}");
-        m.time("create-dir", || b.mkdir(&p))?;
-        test1(b, &p, levels - 1, files, dirs, m, cancel)?;
-    }
-    Ok(())
+#[derive(Clone, Copy)]
+pub struct Tree {
+    pub levels: u32,
+    pub files: u64,
+    pub dirs: u64,
 }
 
-/// test2: removes what test1 made, by name (unlink the files, then each directory after
-/// its contents).
-pub fn test2(
+/// What a walk of the tree does at each name.
+#[derive(Clone, Copy, PartialEq)]
+pub enum Walk {
+    /// test1: files created (creat + close), then each directory made before its contents.
+    Create,
+    /// test2: what test1 made removed by name: files unlinked, then each directory removed
+    /// after its contents.
+    Remove,
+}
+
+/// Connectathon's tests 1 (`Walk::Create`) and 2 (`Walk::Remove`) on the tree `t` in `dir`.
+pub fn walk(
     b: &dyn Backend,
     dir: &str,
-    levels: u32,
-    files: u64,
-    dirs: u64,
+    t: Tree,
+    how: Walk,
     m: &mut OpMeter,
     cancel: &AtomicBool,
 ) -> Result<(), PassError> {
-    if levels == 0 {
+    if t.levels == 0 {
         return Ok(());
     }
-    for f in 0..files {
+    for f in 0..t.files {
         check(cancel)?;
         let p = format!("{dir}/{FNAME}{f}");
-        m.time("remove-file", || b.unlink(&p))?;
+        match how {
+            Walk::Create => m.time("create-file", || {
+                b.open(&p, OpenOptions::create_new())?.close()
+            })?,
+            Walk::Remove => m.time("remove-file", || b.unlink(&p))?,
+        }
     }
-    for d in 0..dirs {
+    let next = Tree {
+        levels: t.levels - 1,
+        ..t
+    };
+    for d in 0..t.dirs {
         check(cancel)?;
         let p = format!("{dir}/{DNAME}{d}");
-        test2(b, &p, levels - 1, files, dirs, m, cancel)?;
-        m.time("remove-dir", || b.rmdir(&p))?;
+        if how == Walk::Create {
+            m.time("create-dir", || b.mkdir(&p))?;
+        }
+        walk(b, &p, next, how, m, cancel)?;
+        if how == Walk::Remove {
+            m.time("remove-dir", || b.rmdir(&p))?;
+        }
     }
     Ok(())
 }
@@ -90,12 +91,24 @@ pub fn test3(
     m: &mut OpMeter,
     cancel: &AtomicBool,
 ) -> Result<(), PassError> {
-    for _ in 0..count {
-        check(cancel)?;
+    times(count, cancel, || {
         let st = m.time("lookup", || b.stat(dir))?;
         if !st.is_dir {
             return Err(io_err(format!("lookup of {dir} did not find a directory")));
         }
+        Ok(())
+    })
+}
+
+/// `once`, `count` times, unless cancelled (tests 3 and 9).
+fn times(
+    count: u64,
+    cancel: &AtomicBool,
+    mut once: impl FnMut() -> Result<(), PassError>,
+) -> Result<(), PassError> {
+    for _ in 0..count {
+        check(cancel)?;
+        once()?;
     }
     Ok(())
 }
@@ -125,30 +138,45 @@ pub fn test4(
     m: &mut OpMeter,
     cancel: &AtomicBool,
 ) -> Result<(), PassError> {
+    each_file_each_round(b, dir, files, rounds, cancel, |i| {
+        let p = format!("{dir}/{FNAME}{i}");
+        let round = (|| -> Result<(), PassError> {
+            for mode in [0o000, 0o666] {
+                m.time("setattr", || b.chmod(&p, mode))?;
+                let st = m.time("getattr", || b.stat(&p))?;
+                if b.stores_data() && st.mode & 0o777 != mode {
+                    return Err(io_err(format!(
+                        "{p}: mode is {:o} after chmod {mode:o}",
+                        st.mode & 0o777
+                    )));
+                }
+            }
+            Ok(())
+        })();
+        if round.is_err() {
+            // Left at mode 0 (over SMB: read-only), the file could not be removed with
+            // the run's working directory: make it writable again first.
+            let _ = b.chmod(&p, 0o666);
+        }
+        round
+    })
+}
+
+/// The shape of tests 4 and 7: `files` files made, `each` run on every one of them (by
+/// number) `rounds` times, the files removed.
+fn each_file_each_round(
+    b: &dyn Backend,
+    dir: &str,
+    files: u64,
+    rounds: u64,
+    cancel: &AtomicBool,
+    mut each: impl FnMut(u64) -> Result<(), PassError>,
+) -> Result<(), PassError> {
     make_files(b, dir, FNAME, files)?;
     for _ in 0..rounds {
         for i in 0..files {
             check(cancel)?;
-            let p = format!("{dir}/{FNAME}{i}");
-            let round = (|| -> Result<(), PassError> {
-                for mode in [0o000, 0o666] {
-                    m.time("setattr", || b.chmod(&p, mode))?;
-                    let st = m.time("getattr", || b.stat(&p))?;
-                    if b.stores_data() && st.mode & 0o777 != mode {
-                        return Err(io_err(format!(
-                            "{p}: mode is {:o} after chmod {mode:o}",
-                            st.mode & 0o777
-                        )));
-                    }
-                }
-                Ok(())
-            })();
-            if round.is_err() {
-                // Left at mode 0 (over SMB: read-only), the file could not be removed with
-                // the run's working directory: make it writable again first.
-                let _ = b.chmod(&p, 0o666);
-            }
-            round?;
+            each(i)?;
         }
     }
     remove_files(b, dir, FNAME, files)?;
@@ -282,23 +310,18 @@ pub fn test7(
     m: &mut OpMeter,
     cancel: &AtomicBool,
 ) -> Result<(), PassError> {
-    make_files(b, dir, FNAME, files)?;
-    for _ in 0..rounds {
-        for i in 0..files {
-            check(cancel)?;
-            let old = format!("{dir}/{FNAME}{i}");
-            let new = format!("{dir}/newfile.{i}");
-            m.time("rename", || b.rename(&old, &new))?;
-            m.time("link", || b.link(&new, &old))?;
-            let st = b.stat(&old)?;
-            if b.stores_data() && st.nlink != 2 {
-                return Err(io_err(format!("{old}: link count {} after link", st.nlink)));
-            }
-            m.time("unlink", || b.unlink(&new))?;
+    each_file_each_round(b, dir, files, rounds, cancel, |i| {
+        let old = format!("{dir}/{FNAME}{i}");
+        let new = format!("{dir}/newfile.{i}");
+        m.time("rename", || b.rename(&old, &new))?;
+        m.time("link", || b.link(&new, &old))?;
+        let st = b.stat(&old)?;
+        if b.stores_data() && st.nlink != 2 {
+            return Err(io_err(format!("{old}: link count {} after link", st.nlink)));
         }
-    }
-    remove_files(b, dir, FNAME, files)?;
-    Ok(())
+        m.time("unlink", || b.unlink(&new))?;
+        Ok(())
+    })
 }
 
 /// test8: `rounds` times, for `files` names: symlink, readlink (must give the target
@@ -335,11 +358,10 @@ pub fn test9(
     m: &mut OpMeter,
     cancel: &AtomicBool,
 ) -> Result<(), PassError> {
-    for _ in 0..count {
-        check(cancel)?;
+    times(count, cancel, || {
         m.time("statfs", || b.statfs(dir))?;
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 /// Runs the basic tests once (one repetition on one target) and emits their records.
@@ -364,9 +386,31 @@ pub fn run(w: &mut WorkloadRun, p: &MetadataParams) -> Result<(), PassError> {
             w.start_together()?;
             let span = w.span();
             if test == "test1" {
-                test1(w.backend(), &dir, levels, files, dirs, &mut m, cancel)?;
+                walk(
+                    w.backend(),
+                    &dir,
+                    Tree {
+                        levels,
+                        files,
+                        dirs,
+                    },
+                    Walk::Create,
+                    &mut m,
+                    cancel,
+                )?;
             } else {
-                test2(w.backend(), &dir, levels, files, dirs, &mut m, cancel)?;
+                walk(
+                    w.backend(),
+                    &dir,
+                    Tree {
+                        levels,
+                        files,
+                        dirs,
+                    },
+                    Walk::Remove,
+                    &mut m,
+                    cancel,
+                )?;
             }
             let end = w.finish(span);
             emit(w, test, &m, &end, Some((tf, td)), None)?;
@@ -533,7 +577,19 @@ mod tests {
     fn test1_and_test2_walk_the_tree_in_connectathon_order() {
         let fs = LogFs::default();
         let mut m = OpMeter::default();
-        test1(&fs, "t", 2, 2, 2, &mut m, &no()).unwrap();
+        walk(
+            &fs,
+            "t",
+            Tree {
+                levels: 2,
+                files: 2,
+                dirs: 2,
+            },
+            Walk::Create,
+            &mut m,
+            &no(),
+        )
+        .unwrap();
         let log = fs.take();
         assert_eq!(
             &log[..6],
@@ -552,7 +608,19 @@ mod tests {
         assert_eq!(m.get("create-file").unwrap().count, 6);
         assert_eq!(m.get("create-dir").unwrap().count, 6);
         let mut m = OpMeter::default();
-        test2(&fs, "t", 2, 2, 2, &mut m, &no()).unwrap();
+        walk(
+            &fs,
+            "t",
+            Tree {
+                levels: 2,
+                files: 2,
+                dirs: 2,
+            },
+            Walk::Remove,
+            &mut m,
+            &no(),
+        )
+        .unwrap();
         let log = fs.take();
         assert_eq!(
             &log[..3],
@@ -653,7 +721,18 @@ mod tests {
         let mut m = OpMeter::default();
         let stop = AtomicBool::new(true);
         assert!(matches!(
-            test1(&fs, "t", 1, 10, 0, &mut m, &stop),
+            walk(
+                &fs,
+                "t",
+                Tree {
+                    levels: 1,
+                    files: 10,
+                    dirs: 0
+                },
+                Walk::Create,
+                &mut m,
+                &stop
+            ),
             Err(PassError::Interrupted)
         ));
         assert!(fs.take().is_empty());
