@@ -733,13 +733,13 @@ pub fn main(mut args: RunArgs, cluster: Option<&dyn session::Cluster>) -> CliRes
 
 /// What `--reps auto` did, in one line: how many units settled and why.
 fn sampling_line(records: &[Record], rule: &AutoReps, max_reps: u32) -> String {
-    use sharebench_core::record::RepsStop;
+    use sharebench_core::record::{RepsStop, WorkloadKind};
     // A unit is a cell of the matrix, or the whole test of the other workloads.
     let mut units: BTreeMap<(u64, u64), (RepsStop, u32)> = BTreeMap::new();
     for r in records {
         if let Some(stop) = r.reps_stop {
-            let key = match r.workload.as_str() {
-                "iozone" => (r.file_size, r.record_size),
+            let key = match r.workload {
+                WorkloadKind::Iozone => (r.file_size, r.record_size),
                 _ => (0, 0),
             };
             units.insert(key, (stop, r.rep + 1));

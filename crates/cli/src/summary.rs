@@ -6,7 +6,7 @@
 //! lines are its `render::Terminal`).
 
 use sharebench_core::plan::Workload;
-use sharebench_core::record::{Record, Scope, Status};
+use sharebench_core::record::{Record, Scope, Status, WorkloadKind};
 use sharebench_core::size::format_size;
 use sharebench_report::format;
 use sharebench_report::stats::{cv_pct, median};
@@ -199,15 +199,15 @@ fn print_workload_summary(records: &[Record], out: &mut dyn Write) {
         }
         if let Some(n) = g.streams {
             label = format!("{label} x{n}");
-        } else if r.workload == "metadata" && r.bytes > 0 {
+        } else if r.workload == WorkloadKind::Metadata && r.bytes > 0 {
             label = format!(
                 "{label} {}",
                 sharebench_core::size::format_size(r.file_size)
             );
-        } else if r.workload == "metadata" && g.dirs.is_some() && g.files.is_some() {
+        } else if r.workload == WorkloadKind::Metadata && g.dirs.is_some() && g.files.is_some() {
             label = format!("{label} n={}", g.files.unwrap_or(0));
         }
-        let (value, unit) = if r.bytes > 0 || r.workload == "stream" {
+        let (value, unit) = if r.bytes > 0 || r.workload == WorkloadKind::Stream {
             (r.throughput_kib_s / 1024.0, "MiB/s")
         } else {
             (g.ops_per_s.unwrap_or(0.0), "ops/s")
@@ -220,7 +220,7 @@ fn print_workload_summary(records: &[Record], out: &mut dyn Write) {
             .entry((r.target.clone(), pos, label))
             .or_insert((Vec::new(), unit, None));
         e.0.push(value);
-        if r.workload == "smallfiles" {
+        if r.workload == WorkloadKind::Smallfiles {
             e.1 = "files/s";
             *e.0.last_mut().unwrap_or(&mut 0.0) = g.ops_per_s.unwrap_or(0.0);
         }

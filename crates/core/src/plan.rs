@@ -113,14 +113,21 @@ pub enum CachePolicy {
     Direct,
 }
 
+impl From<CachePolicy> for crate::record::Cache {
+    fn from(p: CachePolicy) -> Self {
+        use crate::record::Cache;
+        match p {
+            CachePolicy::Keep => Cache::Keep,
+            CachePolicy::Drop => Cache::Drop,
+            CachePolicy::Remount => Cache::Remount,
+            CachePolicy::Direct => Cache::Direct,
+        }
+    }
+}
+
 impl CachePolicy {
     pub fn name(self) -> &'static str {
-        match self {
-            CachePolicy::Keep => "keep",
-            CachePolicy::Drop => "drop",
-            CachePolicy::Remount => "remount",
-            CachePolicy::Direct => "direct",
-        }
+        crate::record::Cache::from(self).name()
     }
 }
 
@@ -157,14 +164,20 @@ pub enum Workload {
 }
 
 impl Workload {
-    pub fn name(&self) -> &'static str {
+    /// What records of this workload carry as their `workload`.
+    pub fn kind(&self) -> crate::record::WorkloadKind {
+        use crate::record::WorkloadKind;
         match self {
-            Workload::Iozone => "iozone",
-            Workload::Metadata(_) => "metadata",
-            Workload::Smallfiles(_) => "smallfiles",
-            Workload::Stream(_) => "stream",
-            Workload::Load(_) => "load",
+            Workload::Iozone => WorkloadKind::Iozone,
+            Workload::Metadata(_) => WorkloadKind::Metadata,
+            Workload::Smallfiles(_) => WorkloadKind::Smallfiles,
+            Workload::Stream(_) => WorkloadKind::Stream,
+            Workload::Load(_) => WorkloadKind::Load,
         }
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.kind().name()
     }
 }
 

@@ -5,7 +5,7 @@
 //! go on. A single process is `Solo`, which changes nothing. Not: MPI itself (the
 //! `sharebench` binary's `mpi` feature implements `Ranks`).
 
-use crate::record::{Record, Scope, Status, ThroughputSummary};
+use crate::record::{Record, Scope, Status, ThroughputSummary, WorkloadKind};
 use std::io;
 
 /// What a rank brings to the start of a measurement.
@@ -107,7 +107,7 @@ pub fn merge(parts: Vec<RankPart>) -> Vec<Record> {
     let other_workload = parts
         .iter()
         .flat_map(|p| &p.records)
-        .any(|r| !r.workload.is_empty() && r.workload != "iozone");
+        .any(|r| r.workload != WorkloadKind::Iozone);
     if other_workload {
         return merge_by_position(parts);
     }
@@ -398,7 +398,7 @@ mod tests {
     fn workload_records_add_up_by_position() {
         let meta = |rank: u32| {
             let mut r = single(0, 1.0 + f64::from(rank));
-            r.workload = "metadata".into();
+            r.workload = WorkloadKind::Metadata;
             r.op = "create".into();
             r.figures.count = Some(100);
             r.figures.ops_per_s = Some(100.0 / (1.0 + f64::from(rank)));

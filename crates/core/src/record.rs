@@ -16,6 +16,76 @@ fn one() -> u32 {
     1
 }
 
+/// Which workload took a record (`plan::Workload` without its parameters), or, for
+/// imported results, which tool's matrix it came from.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum WorkloadKind {
+    /// The file size x record size matrix (sharebench's, or imported from IOzone).
+    #[default]
+    Iozone,
+    Metadata,
+    Smallfiles,
+    Stream,
+    Load,
+    /// A matrix imported from fio's JSON output.
+    Fio,
+}
+
+impl WorkloadKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            WorkloadKind::Iozone => "iozone",
+            WorkloadKind::Metadata => "metadata",
+            WorkloadKind::Smallfiles => "smallfiles",
+            WorkloadKind::Stream => "stream",
+            WorkloadKind::Load => "load",
+            WorkloadKind::Fio => "fio",
+        }
+    }
+}
+
+impl std::fmt::Display for WorkloadKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The cache policy a measurement was taken under (`plan::CachePolicy`), or `unknown` for
+/// imported results whose tool does not say.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Cache {
+    #[default]
+    Keep,
+    Drop,
+    Remount,
+    Direct,
+    Unknown,
+}
+
+impl Cache {
+    pub fn name(self) -> &'static str {
+        match self {
+            Cache::Keep => "keep",
+            Cache::Drop => "drop",
+            Cache::Remount => "remount",
+            Cache::Direct => "direct",
+            Cache::Unknown => "unknown",
+        }
+    }
+}
+
+impl std::fmt::Display for Cache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// Whether a record describes one worker alone, one worker of several, or all of them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -95,7 +165,7 @@ pub struct Record {
     /// Requests the worker kept in flight (`--iodepth`; 1 in records of older versions).
     #[serde(default = "one")]
     pub iodepth: u32,
-    pub workload: String,
+    pub workload: WorkloadKind,
     pub op: String,
     pub file_size: u64,
     pub record_size: u64,
@@ -172,7 +242,7 @@ pub struct Record {
     pub sync: bool,
     pub mmap: bool,
     /// The cache policy asked for, and what was done before this measurement.
-    pub cache: String,
+    pub cache: Cache,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_purge: Option<String>,
     pub verify: bool,
@@ -268,7 +338,7 @@ impl Record {
     }
 
     pub fn figure(&self) -> f64 {
-        if self.bytes > 0 || self.workload == "stream" {
+        if self.bytes > 0 || self.workload == WorkloadKind::Stream {
             self.throughput_kib_s
         } else {
             self.figures.ops_per_s.unwrap_or(self.throughput_kib_s)
@@ -311,7 +381,7 @@ impl Default for Record {
             backend: String::new(),
             client: String::new(),
             iodepth: 1,
-            workload: String::new(),
+            workload: WorkloadKind::Iozone,
             op: String::new(),
             file_size: 0,
             record_size: 0,
@@ -346,7 +416,7 @@ impl Default for Record {
             direct: false,
             sync: false,
             mmap: false,
-            cache: "keep".into(),
+            cache: Cache::Keep,
             cache_purge: None,
             verify: false,
             status: Status::Ok,
@@ -461,7 +531,7 @@ pub(crate) fn sample_record() -> Record {
         target: "/tmp".into(),
         backend: "posix".into(),
         client: "kernel".into(),
-        workload: "iozone".into(),
+        workload: WorkloadKind::Iozone,
         op: "write".into(),
         file_size: 1 << 20,
         record_size: 4096,
@@ -483,6 +553,52 @@ pub(crate) fn sample_record() -> Record {
 mod tests {
     use super::*;
     use std::fs::OpenOptions;
+
+    #[test]
+    fn workload_and_cache_keep_their_json_names() {
+        use WorkloadKind as W;
+        for w in [
+            W::Iozone,
+            W::Metadata,
+            W::Smallfiles,
+            W::Stream,
+            W::Load,
+            W::Fio,
+        ] {
+            let json = serde_json::to_string(&w).unwrap();
+            assert_eq!(json, format!("\"{w}\""));
+            assert_eq!(serde_json::from_str::<W>(&json).unwrap(), w);
+        }
+        for c in [
+            Cache::Keep,
+            Cache::Drop,
+            Cache::Remount,
+            Cache::Direct,
+            Cache::Unknown,
+        ] {
+            let json = serde_json::to_string(&c).unwrap();
+            assert_eq!(json, format!("\"{c}\""));
+            assert_eq!(serde_json::from_str::<Cache>(&json).unwrap(), c);
+        }
+        // The plan's names are the records' names.
+        for p in [
+            crate::plan::CachePolicy::Keep,
+            crate::plan::CachePolicy::Drop,
+            crate::plan::CachePolicy::Remount,
+            crate::plan::CachePolicy::Direct,
+        ] {
+            assert_eq!(Cache::from(p).name(), p.name());
+        }
+        // What the importers write loads back; a name no version wrote is refused.
+        let mut v = serde_json::to_value(sample_record()).unwrap();
+        v["workload"] = "fio".into();
+        v["cache"] = "unknown".into();
+        let r: Record = serde_json::from_value(v).unwrap();
+        assert_eq!((r.workload, r.cache), (W::Fio, Cache::Unknown));
+        v = serde_json::to_value(sample_record()).unwrap();
+        v["workload"] = "tarball".into();
+        assert!(serde_json::from_value::<Record>(v).is_err());
+    }
 
     #[test]
     fn jsonl_round_trips_and_survives_a_cut_last_line() {

@@ -6,7 +6,7 @@
 //! highest rate up to which p99 stays under a bound. Statistics only; `workloads` draws.
 
 use crate::stats::median;
-use sharebench_core::record::{Record, Scope, Status};
+use sharebench_core::record::{Record, Scope, Status, WorkloadKind};
 use std::collections::BTreeMap;
 
 /// One load point of a curve: medians over repetitions.
@@ -41,7 +41,10 @@ pub struct LoadCurve {
 pub fn curves(records: &[Record], labels: &[String]) -> Vec<LoadCurve> {
     let mut by: BTreeMap<(&str, u32), Vec<&Record>> = BTreeMap::new();
     for r in records.iter().filter(|r| {
-        r.workload == "load" && r.op == "load" && r.status == Status::Ok && r.scope != Scope::Worker
+        r.workload == WorkloadKind::Load
+            && r.op == "load"
+            && r.status == Status::Ok
+            && r.scope != Scope::Worker
     }) {
         by.entry((r.target.as_str(), r.figures.load_point.unwrap_or(0)))
             .or_default()
@@ -144,7 +147,7 @@ mod tests {
 
     fn rec(point: u32, achieved: f64, p50: f64, p99: f64, valid: bool) -> Record {
         let mut r = Record {
-            workload: "load".into(),
+            workload: WorkloadKind::Load,
             op: "load".into(),
             target: "a".into(),
             ..Record::default()
@@ -184,7 +187,7 @@ mod tests {
     #[test]
     fn no_load_records_no_curve() {
         let mut r = rec(0, 1.0, 1.0, 1.0, true);
-        r.workload = "stream".into();
+        r.workload = WorkloadKind::Stream;
         assert!(curves(&[r], &["a".into()]).is_empty());
     }
 }

@@ -141,7 +141,7 @@ pub fn table(sources: &[Source], records: &[Record]) -> EnvTable {
         ("mount options", of_target(|x| x.mount_options.clone())),
         (
             "cache policy",
-            Box::new(|_: &Source, r: &[&Record]| distinct(r.iter().map(|r| r.cache.clone()))),
+            Box::new(|_: &Source, r: &[&Record]| distinct(r.iter().map(|r| r.cache.to_string()))),
         ),
         (
             "O_DIRECT",

@@ -19,9 +19,10 @@ use std::path::PathBuf;
 /// The workloads with report sections of their own (`workloads`); their records stay
 /// out of the IOzone matrices.
 pub fn is_workload_record(r: &Record) -> bool {
+    use sharebench_core::record::WorkloadKind as W;
     matches!(
-        r.workload.as_str(),
-        "metadata" | "smallfiles" | "stream" | "load"
+        r.workload,
+        W::Metadata | W::Smallfiles | W::Stream | W::Load
     )
 }
 

@@ -91,7 +91,7 @@ pub fn render(records: &[Record]) -> io::Result<Vec<u8>> {
             r.target.clone(),
             r.backend.clone(),
             r.client.clone(),
-            r.workload.clone(),
+            r.workload.to_string(),
             r.op.clone(),
             r.file_size.to_string(),
             r.record_size.to_string(),

@@ -8,7 +8,7 @@ use crate::format;
 use crate::model::Analysis;
 use crate::stats::median;
 use crate::svg::esc;
-use sharebench_core::record::{Record, Scope, Status};
+use sharebench_core::record::{Record, Scope, Status, WorkloadKind};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -141,7 +141,7 @@ fn chart(title: &str, x_label: &str, y_label: &str, series: &[Series]) -> String
 }
 
 /// Ok, non-worker records of one workload.
-fn of<'a>(a: &'a Analysis, workload: &str) -> Vec<&'a Record> {
+fn of(a: &Analysis, workload: WorkloadKind) -> Vec<&Record> {
     a.records
         .iter()
         .filter(|r| r.workload == workload && r.status == Status::Ok && r.scope != Scope::Worker)
@@ -157,7 +157,7 @@ pub fn render(h: &mut String, a: &Analysis) {
 }
 
 fn metadata(h: &mut String, a: &Analysis) {
-    let recs = of(a, "metadata");
+    let recs = of(a, WorkloadKind::Metadata);
     if recs.is_empty() {
         return;
     }
@@ -296,7 +296,7 @@ fn read_cliff(h: &mut String, a: &Analysis, recs: &[&Record]) {
 }
 
 fn smallfiles(h: &mut String, a: &Analysis) {
-    let recs = of(a, "smallfiles");
+    let recs = of(a, WorkloadKind::Smallfiles);
     if recs.is_empty() {
         return;
     }
@@ -359,7 +359,7 @@ fn smallfiles(h: &mut String, a: &Analysis) {
 }
 
 fn stream(h: &mut String, a: &Analysis) {
-    let recs = of(a, "stream");
+    let recs = of(a, WorkloadKind::Stream);
     if recs.is_empty() {
         return;
     }

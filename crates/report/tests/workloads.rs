@@ -6,11 +6,11 @@ mod common;
 use common::*;
 use sharebench_core::op::Op;
 use sharebench_core::plan::Cell;
-use sharebench_core::record::{Record, Scope};
+use sharebench_core::record::{Record, Scope, WorkloadKind};
 use sharebench_report::{build, ReportRequest};
 use std::io::Write;
 
-fn wl(target: &str, workload: &str, op: &str, rep: u32) -> Record {
+fn wl(target: &str, workload: WorkloadKind, op: &str, rep: u32) -> Record {
     let mut r = record(
         target,
         Op::Write,
@@ -21,7 +21,7 @@ fn wl(target: &str, workload: &str, op: &str, rep: u32) -> Record {
         rep,
         0.0,
     );
-    r.workload = workload.into();
+    r.workload = workload;
     r.op = op.into();
     r.throughput_kib_s = 0.0;
     r.bytes = 0;
@@ -37,7 +37,7 @@ fn workload_records(target: &str, factor: f64) -> Vec<Record> {
     for rep in 0..3 {
         for n in [100u64, 1000, 5000] {
             for op in ["create-file", "create-dir", "remove-file", "remove-dir"] {
-                let mut r = wl(target, "metadata", op, rep);
+                let mut r = wl(target, WorkloadKind::Metadata, op, rep);
                 r.figures.test = Some(
                     if op.starts_with("create") {
                         "test1"
@@ -55,7 +55,7 @@ fn workload_records(target: &str, factor: f64) -> Vec<Record> {
         }
         for size in [1u64 << 20, 64 << 20] {
             for op in ["read-buffered", "read-uncached"] {
-                let mut r = wl(target, "metadata", op, rep);
+                let mut r = wl(target, WorkloadKind::Metadata, op, rep);
                 r.figures.test = Some("test5".into());
                 r.file_size = size;
                 r.bytes = size;
@@ -68,7 +68,7 @@ fn workload_records(target: &str, factor: f64) -> Vec<Record> {
             }
         }
         for phase in ["copy", "rsync-copy", "resync-nochange", "delete"] {
-            let mut r = wl(target, "smallfiles", phase, rep);
+            let mut r = wl(target, WorkloadKind::Smallfiles, phase, rep);
             r.seconds = 0.3 / factor;
             r.bytes = 35_000_000;
             r.throughput_kib_s = 35_000_000.0 / 1024.0 / r.seconds;
@@ -77,7 +77,7 @@ fn workload_records(target: &str, factor: f64) -> Vec<Record> {
             v.push(r);
         }
         for op in ["record", "playback"] {
-            let mut r = wl(target, "stream", op, rep);
+            let mut r = wl(target, WorkloadKind::Stream, op, rep);
             r.scope = Scope::Single;
             r.throughput_kib_s = 500_000.0 * factor;
             r.bytes = 128 << 20;
@@ -158,7 +158,7 @@ fn a_run_of_only_workload_records_still_reports() {
     for r in workload_records("tmpfs", 1.0)
         .into_iter()
         .chain(workload_records("nfs", 0.5))
-        .filter(|r| r.workload == "metadata" && r.bytes == 0)
+        .filter(|r| r.workload == WorkloadKind::Metadata && r.bytes == 0)
     {
         writeln!(f, "{}", serde_json::to_string(&r).unwrap()).unwrap();
     }

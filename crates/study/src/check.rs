@@ -1061,7 +1061,7 @@ mod tests {
                         let f = 1.0 + wobble * [0.0, 1.0, -1.0][rep as usize];
                         records.push(Record {
                             target: target.into(),
-                            workload: "iozone".into(),
+                            workload: sharebench_core::record::WorkloadKind::Iozone,
                             op: "write".into(),
                             file_size: file,
                             record_size: rec,
@@ -1120,7 +1120,7 @@ mod tests {
                     let rate = 100.0 * f64::from(point + 1);
                     let mut r = Record {
                         target: target.into(),
-                        workload: "load".into(),
+                        workload: sharebench_core::record::WorkloadKind::Load,
                         op: "load".into(),
                         rep,
                         status: Status::Ok,

@@ -17,7 +17,7 @@ pub fn record(
         target: "/tmp".into(),
         backend: "posix".into(),
         client: "kernel".into(),
-        workload: "iozone".into(),
+        workload: sharebench_core::record::WorkloadKind::Iozone,
         op: op.name().into(),
         file_size,
         record_size,

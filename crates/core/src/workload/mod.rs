@@ -110,13 +110,13 @@ impl WorkloadRun<'_> {
             target: self.target.name.clone(),
             backend: info.backend,
             client: info.client,
-            workload: self.plan.workload.name().into(),
+            workload: self.plan.workload.kind(),
             op: op.into(),
             threads: 1,
             rep: self.rep,
             include_close: true,
             sync: self.plan.timing.sync,
-            cache: self.plan.cache.name().into(),
+            cache: self.plan.cache.into(),
             started_at: started_at.to_string(),
             ..Record::default()
         }

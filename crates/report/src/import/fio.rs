@@ -6,6 +6,7 @@
 use super::{record, Imported};
 use serde_json::Value;
 use sharebench_core::latency::LatencySummary;
+use sharebench_core::record::WorkloadKind;
 use sharebench_core::record::{Record, Scope, ThroughputSummary};
 use sharebench_core::size::{parse_size, BareUnit};
 use std::collections::BTreeMap;
@@ -115,7 +116,7 @@ pub fn parse(text: &str, source: &str) -> Result<Imported, String> {
         let size = opt(job, &global, "size")
             .and_then(|s| parse_size(s, BareUnit::Bytes).ok())
             .unwrap_or(io_bytes as u64);
-        let mut rec = record("fio", source, op, size, bs, bw / 1024.0);
+        let mut rec = record(WorkloadKind::Fio, source, op, size, bs, bw / 1024.0);
         rec.bytes = io_bytes as u64;
         rec.seconds = io_bytes / bw;
         let cpu_pct = f(job.get("usr_cpu")) + f(job.get("sys_cpu"));

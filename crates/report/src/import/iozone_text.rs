@@ -6,6 +6,7 @@
 //! repetitions. Not: the `-b` workbook (see `biff` and `workbook`).
 
 use super::{iozone_cpu_report_op, iozone_report_op, record, Imported};
+use sharebench_core::record::WorkloadKind;
 use sharebench_core::record::{Record, Scope, ThroughputSummary};
 use std::collections::HashMap;
 
@@ -269,7 +270,7 @@ fn parse_tables(lines: &[&str], source: &str) -> Vec<Record> {
                 let v: f64 = text.parse::<u64>().unwrap_or(0) as f64;
                 if let (Some(op), true) = (columns[c].1, v > 0.0 && kb > 0 && rec_kb > 0) {
                     out.push(record(
-                        "iozone",
+                        WorkloadKind::Iozone,
                         source,
                         op,
                         kb.saturating_mul(1024),
@@ -340,7 +341,7 @@ fn parse_excel_reports(lines: &[&str], source: &str) -> Vec<(bool, Record)> {
                     out.push((
                         cpu,
                         record(
-                            "iozone",
+                            WorkloadKind::Iozone,
                             source,
                             op,
                             kb.saturating_mul(1024),
@@ -452,7 +453,7 @@ fn parse_throughput(lines: &[&str], source: &str) -> Vec<Record> {
         }
         if threads > 0 && children > 0.0 {
             let mut r = record(
-                "iozone",
+                WorkloadKind::Iozone,
                 source,
                 op,
                 file_kb.saturating_mul(1024),

@@ -9,7 +9,7 @@ pub mod iozone_text;
 pub mod workbook;
 
 use sharebench_core::op::IOZONE_REPORTS;
-use sharebench_core::record::{Record, Scope};
+use sharebench_core::record::{Cache, Record, Scope, WorkloadKind};
 
 /// What an importer found: records, and notes about what it skipped.
 #[derive(Debug, Default, Clone)]
@@ -21,7 +21,7 @@ pub struct Imported {
 /// A record for one imported figure: one repetition of one cell, single worker, with the
 /// time implied by the throughput (IOzone prints no times) and unknown CPU (zeros).
 pub fn record(
-    tool: &str,
+    tool: WorkloadKind,
     source: &str,
     op: &str,
     file_size: u64,
@@ -36,9 +36,9 @@ pub fn record(
     Record {
         run_id: source.to_string(),
         target: String::new(),
-        backend: tool.to_string(),
+        backend: tool.name().to_string(),
         client: "unknown".into(),
-        workload: tool.to_string(),
+        workload: tool,
         op: op.to_string(),
         file_size,
         record_size,
@@ -51,7 +51,7 @@ pub fn record(
         cpu_sys_s: 0.0,
         cpu_total_s: 0.0,
         cpu_util_pct: 0.0,
-        cache: "unknown".into(),
+        cache: Cache::Unknown,
         started_at: String::new(),
         ..Default::default()
     }

@@ -4,6 +4,7 @@
 //! (children-see per number of workers). Not: parsing bytes (see `biff`).
 
 use super::{iozone_cpu_report_op, iozone_report_op, record, Imported};
+use sharebench_core::record::WorkloadKind;
 use sharebench_core::record::{Record, Scope, ThroughputSummary};
 use std::collections::BTreeMap;
 
@@ -161,7 +162,7 @@ fn parse_auto(grid: &Grid, source: &str) -> Vec<Record> {
                     if is_cpu {
                         cpu.insert((op.to_string(), f, rs), v);
                     } else {
-                        perf.push(record("iozone", source, op, f, rs, v));
+                        perf.push(record(WorkloadKind::Iozone, source, op, f, rs, v));
                     }
                 }
             }
@@ -284,7 +285,14 @@ fn parse_throughput(grid: &Grid, command: &str, source: &str) -> Vec<Record> {
                 continue;
             };
             let n = threads.get(usize::from(c - 2)).copied().unwrap_or(0);
-            let mut rec = record("iozone", source, op, fkb * 1024, rec_kb * 1024, v);
+            let mut rec = record(
+                WorkloadKind::Iozone,
+                source,
+                op,
+                fkb * 1024,
+                rec_kb * 1024,
+                v,
+            );
             rec.scope = Scope::Aggregate;
             rec.threads = n;
             rec.bytes = rec.file_size.saturating_mul(u64::from(n.max(1)));

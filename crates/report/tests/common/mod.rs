@@ -56,7 +56,7 @@ pub fn record(target: &str, op: Op, cell: Cell, rep: u32, kib_s: f64) -> Record 
         target: target.into(),
         backend: "posix".into(),
         client: "kernel".into(),
-        workload: "iozone".into(),
+        workload: sharebench_core::record::WorkloadKind::Iozone,
         op: op.name().into(),
         file_size: cell.file_size,
         record_size: cell.record_size,

@@ -14,7 +14,7 @@ use crate::op::Op;
 use crate::pattern;
 use crate::plan::{CachePolicy, Cell, Plan};
 use crate::ranks::{Go, Ranks, Ready, Span};
-use crate::record::{Record, Scope, Status, ThroughputSummary};
+use crate::record::{Record, Scope, Status, ThroughputSummary, WorkloadKind};
 use crate::run::{Observer, RunSummary, Target};
 use crate::server_cpu;
 use crate::workload::{End, Runner, WorkloadRun};
@@ -578,7 +578,7 @@ fn base_record(ctx: &Context, op: Op, scope: Scope, started_at: &str) -> Record 
         backend: info.backend,
         client: info.client,
         iodepth: iodepth_for(op, &plan.timing, plan.iodepth),
-        workload: "iozone".into(),
+        workload: WorkloadKind::Iozone,
         op: op.name().into(),
         file_size: ctx.cell.file_size,
         record_size: ctx.cell.record_size,
@@ -590,7 +590,7 @@ fn base_record(ctx: &Context, op: Op, scope: Scope, started_at: &str) -> Record 
         direct: plan.direct(),
         sync: plan.timing.sync,
         mmap: plan.timing.mmap,
-        cache: plan.cache.name().into(),
+        cache: plan.cache.into(),
         verify: plan.verify,
         started_at: started_at.to_string(),
         ..Record::default()
