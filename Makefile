@@ -30,6 +30,8 @@ lint:
 	$(CARGO) clippy --release --locked --all-targets $(FEATURES) -- -D warnings
 	# No module of core or report may use a module that uses it.
 	python3 scripts/module-cycles.py crates/core/src crates/report/src
+	# No function over 120 lines outside tests (split it where its parts have names).
+	python3 scripts/long-functions.py crates/*/src
 
 # Every test: unit tests, then integration tests against tmpfs and loop-mounted images.
 test: deps lint

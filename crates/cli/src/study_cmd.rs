@@ -13,6 +13,7 @@ use crate::study_actions;
 use clap::{Args, Parser, Subcommand};
 use sharebench_core::manifest::RunOutcome;
 use sharebench_core::safe_dir::SafeDir;
+use sharebench_study::runner;
 use sharebench_study::spec::{Action, LabNeeds, Scale, Step, Study};
 use sharebench_study::state::{self, RunState, StepState, StepStatus};
 use std::io::Write;
@@ -370,7 +371,7 @@ fn run(a: StudyRunArgs) -> CliResult<()> {
     };
     let base_needs = study.lab.clone().unwrap_or_default();
     let blocks = scale.blocks();
-    let units = schedule(&study, blocks);
+    let units = runner::schedule(&study, blocks);
     let mut stopped = false;
     for (i, unit) in units.iter().enumerate() {
         let step = unit.step;
@@ -396,7 +397,8 @@ fn run(a: StudyRunArgs) -> CliResult<()> {
             None => state::step_dir(&dir, &step.id),
             Some(n) => state::block_dir(&dir, &step.id, n),
         };
-        let earlier = keep_cut_off_attempt(&dir, &sdir, &step.id, &mut st)?;
+        let earlier = runner::keep_cut_off_attempt(&dir, &sdir, &step.id, &mut st)
+            .map_err(CliError::failed)?;
         let _ = writeln!(
             out,
             "study: step {}/{} {}{}: {}",
@@ -426,7 +428,7 @@ fn run(a: StudyRunArgs) -> CliResult<()> {
             Some(_) => s.seconds += t0.elapsed().as_secs_f64(),
         }
         match result {
-            Ok(status) => record_status(s, status, unit.block, blocks),
+            Ok(status) => runner::record_status(s, status, unit.block, blocks),
             Err(e) => {
                 s.status = if e.code == 130 {
                     StepStatus::Interrupted
@@ -454,30 +456,6 @@ fn run(a: StudyRunArgs) -> CliResult<()> {
     conclude(&dir, &mut st, stopped, started, &mut out)
 }
 
-/// A cut-off attempt of a step: kept beside, never overwritten (`STEP.attempt-N`), and
-/// returned so that its finished tests are carried into the new attempt.
-fn keep_cut_off_attempt(
-    dir: &Path,
-    sdir: &Path,
-    step: &str,
-    st: &mut RunState,
-) -> CliResult<Option<PathBuf>> {
-    if !sdir.exists() {
-        return Ok(None);
-    }
-    let n = st.step(step).map_or(0, |s| s.attempts.len()) + 1;
-    let mut name = sdir.file_name().unwrap_or_default().to_os_string();
-    name.push(format!(".attempt-{n}"));
-    let kept = sdir.with_file_name(name);
-    std::fs::rename(sdir, &kept)
-        .map_err(|e| CliError::failed(format!("cannot keep {}: {e}", sdir.display())))?;
-    if let Some(s) = st.step_mut(step) {
-        let shown = kept.strip_prefix(dir).unwrap_or(&kept);
-        s.attempts.push(shown.display().to_string());
-    }
-    Ok(Some(kept))
-}
-
 /// Ends a study run: its outcome saved, a report written and summed up, and the exit.
 fn conclude(
     dir: &Path,
@@ -496,7 +474,7 @@ fn conclude(
     };
     st.save(dir).map_err(CliError::failed)?;
 
-    let report_dir = next_report_dir(dir);
+    let report_dir = runner::next_report_dir(dir);
     let evidence = sharebench_study::RunEvidence::load(dir, None).map_err(CliError::failed)?;
     let (lines, warnings) =
         sharebench_study::write_report(&[(String::from("this run"), evidence)], &report_dir)
@@ -528,73 +506,6 @@ fn conclude(
     }
 }
 
-/// One run of a study: a step, or one block of a step that alternates.
-struct Unit<'a> {
-    step: &'a Step,
-    block: Option<u32>,
-}
-
-impl Unit<'_> {
-    /// " (block 2 of 3)", or nothing for a step that does not alternate.
-    fn of(&self, blocks: u32) -> String {
-        self.block
-            .map(|n| format!(" (block {n} of {blocks})"))
-            .unwrap_or_default()
-    }
-}
-
-/// The study's steps in the order they run: each in its place, except that the steps of
-/// an alternation run in turns where the first of them stands, block by block (A, B, A,
-/// B, ...), so that what drifts on the machine lands on each of them alike.
-fn schedule(study: &Study, blocks: u32) -> Vec<Unit<'_>> {
-    let alternations = study.alternations();
-    let mut units = Vec::new();
-    let mut started = std::collections::BTreeSet::new();
-    for step in &study.steps {
-        match step.alternate.as_deref() {
-            None => units.push(Unit { step, block: None }),
-            Some(name) if started.insert(name) => {
-                for n in 1..=blocks {
-                    for &member in &alternations[name] {
-                        units.push(Unit {
-                            step: member,
-                            block: Some(n),
-                        });
-                    }
-                }
-            }
-            Some(_) => {}
-        }
-    }
-    units
-}
-
-/// A unit's outcome in its step's state: a step that alternates is complete (or failed,
-/// when a block had failed measurements) after its last block, and running until then.
-fn record_status(s: &mut StepState, status: StepStatus, block: Option<u32>, blocks: u32) {
-    let Some(n) = block else {
-        s.status = status;
-        s.error = None;
-        return;
-    };
-    match status {
-        StepStatus::Complete | StepStatus::Failed => {
-            s.blocks_done = n;
-            if status == StepStatus::Failed {
-                s.error = Some(format!("block {n}: some measurements failed"));
-            }
-            s.status = if n < blocks {
-                StepStatus::Running
-            } else if s.error.is_some() {
-                StepStatus::Failed
-            } else {
-                StepStatus::Complete
-            };
-        }
-        other => s.status = other,
-    }
-}
-
 /// A multi-client step: `sharebench lab mpirun --np N run LINE --out SDIR`, as a child
 /// process (MPI initialises once per process, and the ranks run on the lab's client hosts).
 fn run_multi_client(n: u32, line: &str, sdir: &Path) -> CliResult<StepStatus> {
@@ -619,18 +530,6 @@ fn run_multi_client(n: u32, line: &str, sdir: &Path) -> CliResult<StepStatus> {
         ))),
         None => Err(CliError::failed("lab mpirun was killed by a signal")),
     }
-}
-
-/// `report`, or `report-2`, ... when a resumed run already wrote one.
-fn next_report_dir(dir: &Path) -> PathBuf {
-    let first = dir.join("report");
-    if !first.exists() {
-        return first;
-    }
-    (2..)
-        .map(|n| dir.join(format!("report-{n}")))
-        .find(|p| !p.exists())
-        .expect("some report-N is free")
 }
 
 /// Runs one step: its `run` line (in a thread of its own, which enters the lab client's
@@ -660,7 +559,7 @@ fn run_step(
         let records = sharebench_core::record::read_jsonl(&dir.join("results.jsonl"))
             .map(|r| r.records)
             .unwrap_or_default();
-        (plan.done, carried) = finished_tests(&plan, records);
+        (plan.done, carried) = runner::finished_tests(&plan, records);
         if !carried.is_empty() {
             let _ = writeln!(
                 crate::stdout::stdout(),
@@ -732,35 +631,9 @@ fn run_step(
     })
 }
 
-/// The tests an interrupted attempt finished, and their records. Records are written in
-/// the engine's order (repetitions, then cells, then targets), so every test before the
-/// last one that appears is complete; the last may have been cut off and runs again.
-fn finished_tests(
-    plan: &sharebench_core::plan::Plan,
-    records: Vec<sharebench_core::record::Record>,
-) -> (
-    std::collections::BTreeSet<(u32, String, usize)>,
-    Vec<sharebench_core::record::Record>,
-) {
-    let key = |r: &sharebench_core::record::Record| {
-        sharebench_core::engine::unit_of(plan, r).map(|c| (r.rep, r.target.clone(), c))
-    };
-    let Some(last) = records.iter().rev().find_map(key) else {
-        return Default::default();
-    };
-    let kept: Vec<_> = records
-        .into_iter()
-        .filter(|r| key(r).is_some_and(|k| k != last))
-        .collect();
-    let done = kept.iter().filter_map(key).collect();
-    (done, kept)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sharebench_core::plan::{Cell, Plan};
-    use sharebench_core::record::Record;
 
     #[test]
     fn every_shipped_study_asks_for_labs_that_lab_up_accepts() {
@@ -780,46 +653,6 @@ mod tests {
         assert!(up_options(&bad)
             .unwrap_err()
             .contains("unknown --link '3mbit'"));
-    }
-
-    #[test]
-    fn resume_keeps_every_test_but_the_last_one_begun() {
-        let cells = vec![
-            Cell {
-                file_size: 1 << 20,
-                record_size: 4096,
-            },
-            Cell {
-                file_size: 1 << 20,
-                record_size: 65536,
-            },
-        ];
-        let plan = Plan {
-            cells: cells.clone(),
-            ..Plan::default()
-        };
-        let rec = |rep, target: &str, cell: usize, op: &str| Record {
-            rep,
-            target: target.into(),
-            op: op.into(),
-            file_size: cells[cell].file_size,
-            record_size: cells[cell].record_size,
-            ..Record::default()
-        };
-        let records = vec![
-            rec(0, "a", 0, "write"),
-            rec(0, "a", 0, "read"),
-            rec(0, "a", 1, "write"),
-            rec(0, "a", 1, "read"),
-            rec(0, "b", 0, "write"),
-        ];
-        let (done, kept) = finished_tests(&plan, records);
-        assert_eq!(kept.len(), 4);
-        assert_eq!(
-            done.into_iter().collect::<Vec<_>>(),
-            vec![(0, "a".to_string(), 0), (0, "a".to_string(), 1)]
-        );
-        assert!(finished_tests(&plan, Vec::new()).0.is_empty());
     }
 
     #[test]

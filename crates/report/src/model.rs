@@ -376,11 +376,15 @@ pub(crate) const MIB: u64 = 1 << 20;
 pub(crate) const GIB: u64 = 1 << 30;
 
 /// A file-size class.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
 pub enum SizeClass {
     Small,
     Medium,
     Large,
+    #[serde(alias = "very large", alias = "verylarge")]
     VeryLarge,
 }
 

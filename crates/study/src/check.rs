@@ -6,6 +6,7 @@
 
 use crate::spec::{Axis, Check, Metric, Shape, DEFAULT_BLOCKS};
 use serde::Serialize;
+use sharebench_core::op::Op;
 use sharebench_core::record::{Record, Scope, Status};
 use sharebench_core::size::{parse_size, BareUnit};
 use sharebench_report::analysis::{Analysis, CellKey, CellStats};
@@ -112,13 +113,13 @@ pub fn evaluate(check: &Check, ev: &dyn Evidence, is_claim: bool) -> Outcome {
                 } => faster_threads(data, a, b, ops, *t),
                 Check::Faster {
                     a, b, ops, class, ..
-                } => faster(data, a, b, ops, class.as_deref()),
+                } => faster(data, a, b, ops, *class),
                 Check::Steadier {
                     a, b, ops, class, ..
-                } => steadier(data, a, b, ops, class.as_deref()),
+                } => steadier(data, a, b, ops, *class),
                 Check::FewerDips {
                     a, b, ops, class, ..
-                } => fewer_dips(data, a, b, ops, class.as_deref()),
+                } => fewer_dips(data, a, b, ops, *class),
                 Check::CpuAbove {
                     targets,
                     ops,
@@ -182,45 +183,40 @@ pub fn evaluate(check: &Check, ev: &dyn Evidence, is_claim: bool) -> Outcome {
     out
 }
 
-fn class_of(name: &str) -> Option<SizeClass> {
-    SizeClass::ALL.into_iter().find(|c| {
-        c.name() == name || c.name().replace(' ', "-") == name || c.name().replace(' ', "") == name
-    })
-}
-
 /// Cells of `label` and `op` in the class (all cells without one).
 fn cells<'a>(
     a: &'a Analysis,
     label: &str,
-    op: &str,
-    class: Option<&str>,
+    op: Op,
+    class: Option<SizeClass>,
 ) -> BTreeMap<CellKey, &'a CellStats> {
-    let want = class.and_then(class_of);
     a.ops
         .iter()
-        .filter(|o| o.op == op)
+        .filter(|o| o.op == op.name())
         .filter_map(|o| o.cells.get(label))
         .flat_map(|m| m.iter())
-        .filter(|(k, _)| want.is_none_or(|c| SizeClass::of(k.0) == c))
+        .filter(|(k, _)| class.is_none_or(|c| SizeClass::of(k.0) == c))
         .map(|(k, v)| (*k, v))
         .collect()
 }
 
-fn scope_note(class: Option<&str>) -> String {
-    class.map(|c| format!(" ({c} files)")).unwrap_or_default()
+fn scope_note(class: Option<SizeClass>) -> String {
+    class
+        .map(|c| format!(" ({} files)", c.name()))
+        .unwrap_or_default()
 }
 
-fn faster(data: &StepData, a: &str, b: &str, ops: &[String], class: Option<&str>) -> Outcome {
+/// Operations as the claims name them: `write/read`.
+fn op_list(ops: &[Op]) -> String {
+    ops.iter().map(|o| o.name()).collect::<Vec<_>>().join("/")
+}
+
+fn faster(data: &StepData, a: &str, b: &str, ops: &[Op], class: Option<SizeClass>) -> Outcome {
     let Some(an) = &data.analysis else {
         return not_tested("no matrix records");
     };
-    if let Some(c) = class {
-        if class_of(c).is_none() {
-            return not_tested(format!("unknown size class '{c}'"));
-        }
-    }
     let mut all: Vec<Comparison> = Vec::new();
-    for op in ops {
+    for &op in ops {
         let ca: BTreeMap<CellKey, CellStats> = cells(an, a, op, class)
             .into_iter()
             .map(|(k, v)| (k, v.clone()))
@@ -235,7 +231,7 @@ fn faster(data: &StepData, a: &str, b: &str, ops: &[String], class: Option<&str>
     if o.cells == 0 {
         return not_tested(format!(
             "no cells of {} that both {a} and {b} have{}",
-            ops.join("/"),
+            op_list(ops),
             scope_note(class)
         ));
     }
@@ -255,7 +251,7 @@ fn faster(data: &StepData, a: &str, b: &str, ops: &[String], class: Option<&str>
             "{a} vs {b}: {} ({}; geometric mean ratio, 95% interval) over {}{}: {}{to_decide}",
             compare::change_with_ci(o.geo_ratio, o.ci),
             outcome_words(o.verdict, an.threshold_pct),
-            ops.join("/"),
+            op_list(ops),
             scope_note(class),
             findings::evidence(&o),
         ),
@@ -283,17 +279,17 @@ fn outcome_words(v: compare::Verdict, threshold_pct: f64) -> String {
     }
 }
 
-fn faster_threads(data: &StepData, a: &str, b: &str, ops: &[String], threads: u32) -> Outcome {
+fn faster_threads(data: &StepData, a: &str, b: &str, ops: &[Op], threads: u32) -> Outcome {
     let Some(an) = &data.analysis else {
         return not_tested("no throughput-mode records");
     };
-    let row = |label: &str, op: &str| {
+    let row = |label: &str, op: Op| {
         an.throughput
             .iter()
-            .find(|r| r.label == label && r.op == op && r.threads == threads)
+            .find(|r| r.label == label && r.op == op.name() && r.threads == threads)
     };
     let (mut favour, mut against, mut parts) = (0, 0, Vec::new());
-    for op in ops {
+    for &op in ops {
         let (Some(ra), Some(rb)) = (row(a, op), row(b, op)) else {
             parts.push(format!("{op}: not measured with {threads} workers on both"));
             continue;
@@ -335,13 +331,13 @@ fn faster_threads(data: &StepData, a: &str, b: &str, ops: &[String], threads: u3
     }
 }
 
-fn steadier(data: &StepData, a: &str, b: &str, ops: &[String], class: Option<&str>) -> Outcome {
+fn steadier(data: &StepData, a: &str, b: &str, ops: &[Op], class: Option<SizeClass>) -> Outcome {
     let Some(an) = &data.analysis else {
         return not_tested("no matrix records");
     };
     let mut diffs = Vec::new();
     let (mut cva, mut cvb) = (Vec::new(), Vec::new());
-    for op in ops {
+    for &op in ops {
         let ca = cells(an, a, op, class);
         let cb = cells(an, b, op, class);
         for (k, sa) in &ca {
@@ -370,7 +366,7 @@ fn steadier(data: &StepData, a: &str, b: &str, ops: &[String], class: Option<&st
         found: format!(
             "run-to-run CV over {} cells of {}{}: {a} median {:.1}%, {b} median {:.1}% (signed-rank {})",
             diffs.len(),
-            ops.join("/"),
+            op_list(ops),
             scope_note(class),
             stats::median(&cva),
             stats::median(&cvb),
@@ -399,12 +395,12 @@ pub fn count_dips(cells: &BTreeMap<CellKey, &CellStats>) -> (usize, usize) {
     (dips, inner)
 }
 
-fn fewer_dips(data: &StepData, a: &str, b: &str, ops: &[String], class: Option<&str>) -> Outcome {
+fn fewer_dips(data: &StepData, a: &str, b: &str, ops: &[Op], class: Option<SizeClass>) -> Outcome {
     let Some(an) = &data.analysis else {
         return not_tested("no matrix records");
     };
     let (mut da, mut db, mut ia, mut ib) = (0, 0, 0, 0);
-    for op in ops {
+    for &op in ops {
         let (x, i) = count_dips(&cells(an, a, op, class));
         let (y, j) = count_dips(&cells(an, b, op, class));
         (da, ia, db, ib) = (da + x, ia + i, db + y, ib + j);
@@ -423,7 +419,7 @@ fn fewer_dips(data: &StepData, a: &str, b: &str, ops: &[String], class: Option<&
         verdict,
         found: format!(
             "dips (a cell below 70% of both record-size neighbours) in {}{}: {a} {da} of {ia} cells, {b} {db} of {ib}",
-            ops.join("/"),
+            op_list(ops),
             scope_note(class)
         ),
     }
@@ -432,7 +428,7 @@ fn fewer_dips(data: &StepData, a: &str, b: &str, ops: &[String], class: Option<&
 fn cpu_above(
     data: &StepData,
     targets: &[String],
-    ops: &[String],
+    ops: &[Op],
     pct: f64,
     min_file: Option<&str>,
     server: bool,
@@ -451,7 +447,7 @@ fn cpu_above(
     for t in targets {
         let v: Vec<f64> = ops
             .iter()
-            .flat_map(|op| cells(an, t, op, None))
+            .flat_map(|&op| cells(an, t, op, None))
             .filter(|(k, _)| k.0 >= min)
             .filter_map(|(_, s)| if server { s.server_cpu_pct } else { s.cpu_pct })
             .collect();
@@ -473,7 +469,7 @@ fn cpu_above(
         },
         found: format!(
             "median {side} CPU of {}{} (threshold {pct:.0}% of one core): {}",
-            ops.join("/"),
+            op_list(ops),
             if min > 0 {
                 format!(" on files of at least {}", format::size(min))
             } else {
@@ -484,12 +480,12 @@ fn cpu_above(
     }
 }
 
-fn cpu_similar(data: &StepData, a: &str, b: &str, ops: &[String], tol: f64) -> Outcome {
+fn cpu_similar(data: &StepData, a: &str, b: &str, ops: &[Op], tol: f64) -> Outcome {
     let Some(an) = &data.analysis else {
         return not_tested("no matrix records");
     };
     let mut logs = Vec::new();
-    for op in ops {
+    for &op in ops {
         let cb = cells(an, b, op, None);
         for (k, sa) in cells(an, a, op, None) {
             if let (Some(x), Some(y)) = (sa.cpu_pct, cb.get(&k).and_then(|s| s.cpu_pct)) {
@@ -517,7 +513,7 @@ fn cpu_similar(data: &StepData, a: &str, b: &str, ops: &[String], tol: f64) -> O
         found: format!(
             "client CPU of {a} vs {b} over {} cells of {}: {} (geometric mean of per-cell ratios; similar means within ±{tol:.0}%), signed-rank {}",
             logs.len(),
-            ops.join("/"),
+            op_list(ops),
             format::change(geo),
             format::p(p)
         ),
@@ -1170,13 +1166,13 @@ mod tests {
         assert_eq!(o.verdict, Verdict::Inconclusive, "{}", o.found);
     }
 
-    fn faster(a: &str, b: &str, class: Option<&str>) -> Check {
+    fn faster(a: &str, b: &str, class: Option<SizeClass>) -> Check {
         Check::Faster {
             step: "m".into(),
             a: a.into(),
             b: b.into(),
-            ops: vec!["write".into()],
-            class: class.map(String::from),
+            ops: vec![Op::Write],
+            class,
             threads: None,
         }
     }
@@ -1188,7 +1184,7 @@ mod tests {
         assert_eq!(agrees.verdict, Verdict::Agrees, "{}", agrees.found);
         assert!(agrees.found.contains("+100.0%"), "{}", agrees.found);
         assert_eq!(
-            evaluate(&faster("b", "a", Some("small")), &ev, true).verdict,
+            evaluate(&faster("b", "a", Some(SizeClass::Small)), &ev, true).verdict,
             Verdict::Disagrees
         );
         // No figure of the study decides: the same check without a claim is "measured".
@@ -1196,7 +1192,7 @@ mod tests {
             evaluate(&faster("a", "b", None), &ev, false).verdict,
             Verdict::Measured
         );
-        let none = evaluate(&faster("a", "b", Some("large")), &ev, true);
+        let none = evaluate(&faster("a", "b", Some(SizeClass::Large)), &ev, true);
         assert_eq!(none.verdict, Verdict::NotTested, "{}", none.found);
         // The same speed: the claimed difference is not there.
         let even = One(matrix(1000.0, 1000.0, 0.01), Vec::new());
@@ -1212,7 +1208,7 @@ mod tests {
             step: "m".into(),
             a: a.into(),
             b: b.into(),
-            ops: vec!["write".into()],
+            ops: vec![Op::Write],
             class: None,
         };
         let o = evaluate(&check("a", "b"), &ev, true);

@@ -2,11 +2,13 @@
 //! (`studies/*.toml`, built into the binary) names the lab it needs, its scales, its steps
 //! (`sharebench run` lines and lab actions) and the seed's claims; a run leaves a study
 //! directory (its steps' result directories, `study.json`), and this crate turns that into
-//! verdicts and `report.html`. Not: running steps or the lab (the `study` command of the
-//! CLI does), nor the statistics (see `sharebench-report`).
+//! verdicts and `report.html`; `runner` keeps the books of a run (the order of its units,
+//! their outcomes, resumed attempts). Not: running steps or the lab (the `study` command
+//! of the CLI does), nor the statistics (see `sharebench-report`).
 
 pub mod check;
 pub mod page;
+pub mod runner;
 pub mod spec;
 pub mod state;
 

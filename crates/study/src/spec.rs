@@ -6,6 +6,8 @@
 //! command of the CLI does).
 
 use serde::{Deserialize, Serialize};
+use sharebench_core::op::Op;
+use sharebench_report::classes::SizeClass;
 use std::collections::BTreeMap;
 
 /// The step name under which every step's records are seen together, each target
@@ -188,9 +190,9 @@ pub enum Check {
         step: String,
         a: String,
         b: String,
-        ops: Vec<String>,
+        ops: Vec<Op>,
         #[serde(default)]
-        class: Option<String>,
+        class: Option<SizeClass>,
         #[serde(default)]
         threads: Option<u32>,
     },
@@ -199,25 +201,25 @@ pub enum Check {
         step: String,
         a: String,
         b: String,
-        ops: Vec<String>,
+        ops: Vec<Op>,
         #[serde(default)]
-        class: Option<String>,
+        class: Option<SizeClass>,
     },
     /// `b` has far more dips (cells below 70% of both record-size neighbours) than `a`.
     FewerDips {
         step: String,
         a: String,
         b: String,
-        ops: Vec<String>,
+        ops: Vec<Op>,
         #[serde(default)]
-        class: Option<String>,
+        class: Option<SizeClass>,
     },
     /// Every target's median CPU utilisation (client, or server) reaches `pct`, for files
     /// of at least `min_file`.
     CpuAbove {
         step: String,
         targets: Vec<String>,
-        ops: Vec<String>,
+        ops: Vec<Op>,
         pct: f64,
         #[serde(default)]
         min_file: Option<String>,
@@ -229,7 +231,7 @@ pub enum Check {
         step: String,
         a: String,
         b: String,
-        ops: Vec<String>,
+        ops: Vec<Op>,
         #[serde(default = "default_tolerance")]
         tolerance_pct: f64,
     },
@@ -672,6 +674,17 @@ check = { kind = "faster", step = "m", a = "x", b = "y", ops = ["write"] }
         assert!(e.contains("lab:nfs3@btrfs names a configuration"), "{e}");
         let e = Study::parse(&side_by_side.replace("id = \"m\"", "id = \"xfs\"")).unwrap_err();
         assert!(e.contains("step id 'xfs'"), "{e}");
+        // Operations and size classes are the matrix's own names, checked as the file is read.
+        let e =
+            Study::parse(&MINIMAL.replace("ops = [\"write\"]", "ops = [\"wirte\"]")).unwrap_err();
+        assert!(e.contains("wirte") && e.contains("random-read"), "{e}");
+        let sized = MINIMAL.replace(
+            "ops = [\"write\"]",
+            "ops = [\"write\"], class = \"very-large\"",
+        );
+        assert!(Study::parse(&sized).is_ok());
+        let e = Study::parse(&sized.replace("very-large", "huge")).unwrap_err();
+        assert!(e.contains("huge") && e.contains("medium"), "{e}");
         let bad_field = MINIMAL.replace("about = \"A\"", "about = \"A\"\nverdict = \"agrees\"");
         let e = Study::parse(&bad_field).unwrap_err();
         assert!(e.contains("line ") && e.contains("verdict"), "{e}");
