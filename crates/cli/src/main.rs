@@ -5,18 +5,14 @@
 //! `sharebench-lab`.
 
 mod clean_cmd;
-mod error;
 mod install_files;
 mod iozone;
 mod lab_cmd;
 #[cfg(feature = "mpi")]
 mod mixes;
 mod mpi_ranks;
-mod placement;
-mod progress;
 mod report_cmd;
 mod run_cmd;
-mod session;
 mod stdout;
 mod study_actions;
 mod study_cmd;
@@ -24,6 +20,7 @@ mod summary;
 
 use clap::{Parser, Subcommand};
 use error::CliError;
+use sharebench_session::{self as session, error, placement};
 use std::io::Write;
 
 #[derive(Parser)]

@@ -1,6 +1,13 @@
-//! One measured run from start to end, shared by `run` and `iozone`: the results
-//! directory, the manifest, the targets and their working directories, Ctrl-C, progress,
-//! the engine, the CSV, and clean-up. Front ends build a plan and print; this does the rest.
+//! sharebench-session: one measured run from start to end, shared by `run`, `iozone` and
+//! the study runner: the results directory, the manifest, the targets and their working
+//! directories, Ctrl-C, progress, the engine, the CSV, and clean-up. Front ends build a
+//! plan and print; this does the rest. `error` is the one-line failure every front end
+//! exits with; `placement` pins CPUs; `progress` is the bar. Not: parsing a command line,
+//! nor printing results (the CLI does both).
+
+pub mod error;
+pub mod placement;
+pub mod progress;
 
 use crate::error::{CliError, CliResult};
 use crate::progress::Progress;
