@@ -28,11 +28,11 @@ fn state(dir: &Path) -> Value {
 fn check_report(report: &Path, study: &str) {
     let html = std::fs::read_to_string(report.join("report.html")).unwrap();
     for section in [
-        "id=question",
-        "id=answer",
-        "id=claims",
-        "id=departures",
-        "id=evidence",
+        "id=\"question\"",
+        "id=\"answer\"",
+        "id=\"claims\"",
+        "id=\"departures\"",
+        "id=\"evidence\"",
     ] {
         assert!(
             html.contains(section),
@@ -48,9 +48,9 @@ fn check_report(report: &Path, study: &str) {
     for claim in spec["claims"].as_array().unwrap() {
         let id = claim["id"].as_str().unwrap();
         let row = if claim.get("said").is_some() {
-            format!("id='claim-{id}'")
+            format!("id=\"claim-{id}\"")
         } else {
-            format!("id='figure-{id}'")
+            format!("id=\"figure-{id}\"")
         };
         let at = html
             .find(&row)

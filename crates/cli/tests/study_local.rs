@@ -87,13 +87,13 @@ fn a_local_study_runs_and_reports_every_claim_from_its_records() {
     );
     let html = std::fs::read_to_string(out.join("report/report.html")).unwrap();
     for needle in [
-        "id=question",
-        "id=answer",
-        "id='claim-shm-faster'",
-        "id='claim-remove-beats-create'",
-        "id='figure-cpu'",
+        "id=\"question\"",
+        "id=\"answer\"",
+        "id=\"claim-shm-faster\"",
+        "id=\"claim-remove-beats-create\"",
+        "id=\"figure-cpu\"",
         "Nothing is shared",
-        "href='m/report.html'",
+        "href=\"m/report.html\"",
     ] {
         assert!(html.contains(needle), "no {needle} in the study report");
     }

@@ -7,9 +7,9 @@
 use crate::check::{Outcome, Verdict};
 use crate::state::StepStatus;
 use crate::RunEvidence;
+use maud::{html, Markup, PreEscaped, DOCTYPE};
 use sharebench_report::classes::SizeClass;
 use sharebench_report::compare;
-use sharebench_report::svg::esc;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -47,13 +47,11 @@ fn css_class(v: Verdict) -> &'static str {
     }
 }
 
-fn verdict_html(o: &Outcome) -> String {
-    format!(
-        "<span class='v {}'>{}</span> {}",
-        css_class(o.verdict),
-        o.verdict.name(),
-        esc(&o.found)
-    )
+fn verdict_html(o: &Outcome) -> Markup {
+    html! {
+        span class={ "v " (css_class(o.verdict)) } { (o.verdict.name()) }
+        " " (o.found)
+    }
 }
 
 /// Counts of verdicts over the seed's claims (figures left out).
@@ -162,340 +160,281 @@ pub fn headline(v: &RunView) -> Option<String> {
     Some(s)
 }
 
-fn class_table(h: &mut String, v: &RunView) {
+fn class_table(v: &RunView) -> Markup {
     let Some(ans) = v.run.study.answer.as_ref() else {
-        return;
+        return html! {};
     };
     let Some(an) = v.run.steps.get(&ans.step).and_then(|s| s.analysis.as_ref()) else {
-        return;
+        return html! {};
     };
     if an.classes.is_empty() {
-        return;
+        return html! {};
     }
-    let _ = write!(
-        h,
-        "<p>Faster per operation and size class in step <code>{}</code> (winner, margin by the geometric mean of per-cell ratios, * = significant at 5%):</p><table><tr><th>operation</th>",
-        esc(&ans.step)
-    );
-    for c in SizeClass::ALL {
-        let _ = write!(
-            h,
-            "<th>{} <span class=note>{}</span></th>",
-            c.name(),
-            c.range()
-        );
-    }
-    h.push_str("</tr>");
-    for op in &an.ops {
-        let _ = write!(h, "<tr><th>{}</th>", esc(&op.op));
-        for c in SizeClass::ALL {
-            let cell = an
-                .classes
-                .iter()
-                .find(|r| r.op == op.op && r.class == c)
-                .and_then(|r| Some((r.winner.as_ref()?, r.margin_pct()?, r.winner_called())));
-            match cell {
-                Some((w, m, sig)) => {
-                    let _ = write!(
-                        h,
-                        "<td>{} {:+.0}%{}</td>",
-                        esc(w),
-                        m,
-                        if sig { " *" } else { "" }
-                    );
+    let winner = |op: &str, c: SizeClass| {
+        an.classes
+            .iter()
+            .find(|r| r.op == op && r.class == c)
+            .and_then(|r| Some((r.winner.as_ref()?, r.margin_pct()?, r.winner_called())))
+    };
+    html! {
+        p {
+            "Faster per operation and size class in step " code { (ans.step) }
+            " (winner, margin by the geometric mean of per-cell ratios, * = significant at 5%):"
+        }
+        table {
+            tr {
+                th { "operation" }
+                @for c in SizeClass::ALL {
+                    th { (c.name()) " " span.note { (c.range()) } }
                 }
-                None => h.push_str("<td>–</td>"),
+            }
+            @for op in &an.ops {
+                tr {
+                    th { (op.op) }
+                    @for c in SizeClass::ALL {
+                        @match winner(&op.op, c) {
+                            Some((w, m, sig)) => td { (w) " " (format!("{m:+.0}%")) @if sig { " *" } },
+                            None => td { "–" },
+                        }
+                    }
+                }
             }
         }
-        h.push_str("</tr>");
     }
-    h.push_str("</table>");
 }
 
-/// The page, for one run or several runs of one study side by side.
+/// The page, for one run or several runs of one study side by side. Built with maud:
+/// every text is escaped unless it is marked up on purpose, and the markup is checked
+/// when sharebench is compiled.
 pub fn render(views: &[RunView], step_reports: &BTreeMap<String, String>) -> String {
     let study = &views[0].run.study;
-    let mut h = String::with_capacity(1 << 16);
-    let _ = write!(
-        h,
-        "<!DOCTYPE html><html lang=en><head><meta charset=utf-8><meta name=viewport content='width=device-width,initial-scale=1'><title>sharebench study: {}</title><style>{CSS}</style></head><body><main>",
-        esc(&study.title)
-    );
-    let _ = write!(
-        h,
-        "<h1>{}</h1><p class=sub>Study <code>{}</code>, reproducing seed <code>{}</code>. ",
-        esc(&study.title),
-        esc(&study.name),
-        esc(&study.seed)
-    );
-    for v in views {
-        let st = &v.run.state;
-        let _ = write!(
-            h,
-            "{}: scale <b>{}</b>, started {}, {}. ",
-            esc(&v.label),
-            esc(&st.scale),
-            esc(&st.started_at),
-            esc(&st.outcome.to_string())
-        );
-    }
-    h.push_str("</p>");
-
-    h.push_str("<h2 id=question>The question</h2>");
-    let _ = write!(h, "<p class=q>{}</p>", esc(&study.question));
-
-    answer(&mut h, views);
-    claims(&mut h, views);
-    figures(&mut h, views);
-    departures(&mut h, views);
-    evidence(&mut h, views, step_reports);
-    for v in views {
-        if !v.run.warnings.is_empty() {
-            let _ = write!(h, "<p class=note>{}Warnings:</p><ul>", run_prefix(views, v));
-            for w in &v.run.warnings {
-                let _ = write!(h, "<li>{}</li>", esc(w));
+    let page = html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width,initial-scale=1";
+                title { "sharebench study: " (study.title) }
+                style { (PreEscaped(CSS)) }
             }
-            h.push_str("</ul>");
+            body {
+                main {
+                    h1 { (study.title) }
+                    p.sub {
+                        "Study " code { (study.name) } ", reproducing seed " code { (study.seed) } ". "
+                        @for v in views {
+                            (v.label) ": scale " b { (v.run.state.scale) } ", started "
+                            (v.run.state.started_at) ", " (v.run.state.outcome.to_string()) ". "
+                        }
+                    }
+                    h2 #question { "The question" }
+                    p.q { (study.question) }
+                    (answer(views))
+                    (claims(views))
+                    (figures(views))
+                    (departures(views))
+                    (evidence(views, step_reports))
+                    @for v in views.iter().filter(|v| !v.run.warnings.is_empty()) {
+                        p.note { (run_prefix(views, v)) "Warnings:" }
+                        ul { @for w in &v.run.warnings { li { (w) } } }
+                    }
+                }
+            }
         }
-    }
-    h.push_str("</main></body></html>\n");
-    h
+    };
+    page.into_string() + "\n"
 }
 
 /// The answer: each run's headline, the claims that answer the question, the tally.
-fn answer(h: &mut String, views: &[RunView]) {
+fn answer(views: &[RunView]) -> Markup {
     let study = &views[0].run.study;
-    h.push_str("<h2 id=answer>The answer</h2>");
-    for v in views {
-        let prefix = if views.len() > 1 {
-            format!("<b>{}</b>: ", esc(&v.label))
-        } else {
-            String::new()
-        };
-        match headline(v) {
-            Some(s) => {
-                let _ = write!(h, "<p>{prefix}{}</p>", esc(&s));
+    html! {
+        h2 #answer { "The answer" }
+        @for v in views {
+            @let prefix = html! { @if views.len() > 1 { b { (v.label) } ": " } };
+            @match headline(v) {
+                Some(s) => p { (prefix) (s) },
+                None if study.answer.is_some() => {
+                    p { (prefix) "The headline step has no comparable records in this run." }
+                }
+                None => {}
             }
-            None if study.answer.is_some() => {
-                let _ = write!(
-                    h,
-                    "<p>{prefix}The headline step has no comparable records in this run.</p>"
-                );
+            @for (c, o) in study.claims.iter().zip(&v.outcomes) {
+                @if study.answered_by.contains(&c.id) {
+                    p {
+                        (prefix) "“" (c.said.as_deref().or(c.source.as_deref()).unwrap_or(&c.id))
+                        "” This run " b { (o.verdict.name()) } ": " (o.found) "."
+                    }
+                }
             }
-            None => {}
+            p { (prefix) "Claim by claim, " (tally_text(v)) "." }
+            (class_table(v))
         }
-        for (c, o) in study.claims.iter().zip(&v.outcomes) {
-            if !study.answered_by.contains(&c.id) {
-                continue;
-            }
-            let what = c.said.as_deref().or(c.source.as_deref()).unwrap_or(&c.id);
-            let _ = write!(
-                h,
-                "<p>{prefix}“{}” This run <b>{}</b>: {}.</p>",
-                esc(what),
-                o.verdict.name(),
-                esc(&o.found)
-            );
-        }
-        let _ = write!(h, "<p>{prefix}Claim by claim, {}.</p>", esc(&tally_text(v)));
-        class_table(h, v);
     }
 }
 
 /// Claim by claim: what the seed said and each run's verdict.
-fn claims(h: &mut String, views: &[RunView]) {
+fn claims(views: &[RunView]) -> Markup {
     let study = &views[0].run.study;
-    h.push_str("<h2 id=claims>Claim by claim</h2><p class=note>What the seed said, and what this run's records say. <i>agrees</i> / <i>disagrees</i> need a test significant at 5% in one direction; otherwise <i>inconclusive</i>. The rules are in docs/studies.md.</p><table><tr><th>#</th><th>the seed said</th>");
-    for v in views {
-        let _ = write!(h, "<th>this run found{}</th>", run_suffix(views, v));
-    }
-    h.push_str("</tr>");
-    let mut n = 0;
-    for (i, c) in study.claims.iter().enumerate() {
-        let Some(said) = &c.said else { continue };
-        n += 1;
-        let _ = write!(
-            h,
-            "<tr id='claim-{}'><td>{n}</td><td><span class=said>“{}”</span>{}</td>",
-            esc(&c.id),
-            esc(said),
-            c.source
-                .as_ref()
-                .map(|s| format!("<br><span class=note>{}</span>", esc(s)))
-                .unwrap_or_default()
-        );
-        for v in views {
-            let _ = write!(
-                h,
-                "<td>{}<br><span class=note>step <code>{}</code></span></td>",
-                verdict_html(&v.outcomes[i]),
-                esc(c.check.step())
-            );
+    let said: Vec<(usize, &crate::spec::Claim, &String)> = study
+        .claims
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| Some((i, c, c.said.as_ref()?)))
+        .collect();
+    html! {
+        h2 #claims { "Claim by claim" }
+        p.note {
+            "What the seed said, and what this run's records say. " i { "agrees" } " / "
+            i { "disagrees" } " need a test significant at 5% in one direction; otherwise "
+            i { "inconclusive" } ". The rules are in docs/studies.md."
         }
-        h.push_str("</tr>");
+        table {
+            tr {
+                th { "#" }
+                th { "the seed said" }
+                @for v in views { th { "this run found" (run_suffix(views, v)) } }
+            }
+            @for (n, (i, c, said)) in said.iter().enumerate() {
+                tr id={ "claim-" (c.id) } {
+                    td { (n + 1) }
+                    td {
+                        span.said { "“" (said) "”" }
+                        @if let Some(s) = &c.source { br; span.note { (s) } }
+                    }
+                    @for v in views {
+                        td {
+                            (verdict_html(&v.outcomes[*i])) br;
+                            span.note { "step " code { (c.check.step()) } }
+                        }
+                    }
+                }
+            }
+        }
     }
-    h.push_str("</table>");
 }
 
 /// The figures a study measures without a claim to check.
-fn figures(h: &mut String, views: &[RunView]) {
+fn figures(views: &[RunView]) -> Markup {
     let study = &views[0].run.study;
-    if study.claims.iter().any(|c| c.said.is_none()) {
-        h.push_str(
-            "<h2 id=figures>Figures measured without a claim</h2><table><tr><th>figure</th>",
-        );
-        for v in views {
-            let _ = write!(h, "<th>measured{}</th>", run_suffix(views, v));
-        }
-        h.push_str("</tr>");
-        for (i, c) in study.claims.iter().enumerate() {
-            if c.said.is_some() {
-                continue;
+    if study.claims.iter().all(|c| c.said.is_some()) {
+        return html! {};
+    }
+    html! {
+        h2 #figures { "Figures measured without a claim" }
+        table {
+            tr {
+                th { "figure" }
+                @for v in views { th { "measured" (run_suffix(views, v)) } }
             }
-            let _ = write!(
-                h,
-                "<tr id='figure-{}'><td>{}</td>",
-                esc(&c.id),
-                esc(c.source.as_deref().unwrap_or(&c.id))
-            );
-            for v in views {
-                let _ = write!(h, "<td>{}</td>", verdict_html(&v.outcomes[i]));
+            @for (i, c) in study.claims.iter().enumerate().filter(|(_, c)| c.said.is_none()) {
+                tr id={ "figure-" (c.id) } {
+                    td { (c.source.as_deref().unwrap_or(&c.id)) }
+                    @for v in views { td { (verdict_html(&v.outcomes[i])) } }
+                }
             }
-            h.push_str("</tr>");
         }
-        h.push_str("</table>");
     }
 }
 
 /// Where the lab departs from the seed: the study's list, each run's notes and scale.
-fn departures(h: &mut String, views: &[RunView]) {
+fn departures(views: &[RunView]) -> Markup {
     let study = &views[0].run.study;
-    h.push_str("<h2 id=departures>Where this lab departs from the seed</h2><ul>");
-    if study.departures.is_empty() && views.iter().all(|v| v.run.state.notes.is_empty()) {
-        h.push_str("<li>The study file lists none.</li>");
-    }
-    for d in &study.departures {
-        let _ = write!(h, "<li>{}</li>", esc(d));
-    }
-    for v in views {
-        for note in &v.run.state.notes {
-            let _ = write!(h, "<li>{}{}</li>", run_prefix(views, v), esc(note));
-        }
-        if let Some(l) = &v
-            .run
+    let limits = |v: &RunView| {
+        v.run
             .study
             .scales
             .get(&v.run.state.scale)
             .and_then(|s| s.limits.clone())
-        {
-            let _ = write!(
-                h,
-                "<li>{}Scale {}: {}</li>",
-                run_prefix(views, v),
-                esc(&v.run.state.scale),
-                esc(l)
-            );
+    };
+    html! {
+        h2 #departures { "Where this lab departs from the seed" }
+        ul {
+            @if study.departures.is_empty() && views.iter().all(|v| v.run.state.notes.is_empty()) {
+                li { "The study file lists none." }
+            }
+            @for d in &study.departures { li { (d) } }
+            @for v in views {
+                @for note in &v.run.state.notes { li { (run_prefix(views, v)) (note) } }
+                @if let Some(l) = limits(v) {
+                    li { (run_prefix(views, v)) "Scale " (v.run.state.scale) ": " (l) }
+                }
+            }
         }
     }
-    h.push_str("</ul>");
 }
 
 /// The evidence: every step, its line, each run's status and its report.
-fn evidence(h: &mut String, views: &[RunView], step_reports: &BTreeMap<String, String>) {
+fn evidence(views: &[RunView], step_reports: &BTreeMap<String, String>) -> Markup {
     let study = &views[0].run.study;
-    h.push_str("<h2 id=evidence>The evidence</h2><p class=note>Each step is an ordinary sharebench run; its report has every cell, chart, statistic and the environment.</p><table><tr><th>step</th><th>what</th>");
-    for v in views {
-        let _ = write!(h, "<th>status{}</th>", run_suffix(views, v));
-    }
-    h.push_str("<th>report</th></tr>");
-    for step in &study.steps {
-        // The line as the first run ran it (its scale's values substituted).
-        let vars = study
-            .scales
-            .get(&views[0].run.state.scale)
-            .map(|s| s.vars.clone())
-            .unwrap_or_default();
-        let what = step
-            .run
-            .as_deref()
-            .map(|r| {
-                let r = crate::spec::substitute(r, &vars).unwrap_or_else(|_| r.to_string());
-                format!("<code>sharebench run {}</code>", esc(&r))
-            })
-            .unwrap_or_default();
-        let action = step
-            .action
-            .as_ref()
-            .map(|a| format!("<br>action: <code>{}</code>", esc(&format!("{a:?}"))))
-            .unwrap_or_default();
-        let _ = write!(
-            h,
-            "<tr id='step-{}'><td>{}</td><td>{}<br>{what}{action}</td>",
-            esc(&step.id),
-            esc(&step.id),
-            esc(&step.title)
-        );
-        for v in views {
-            let cell = step_status(v, &step.id);
-            let _ = write!(h, "<td>{cell}</td>");
+    // The lines as the first run ran them (its scale's values substituted).
+    let vars = study
+        .scales
+        .get(&views[0].run.state.scale)
+        .map(|s| s.vars.clone())
+        .unwrap_or_default();
+    let line = |r: &str| crate::spec::substitute(r, &vars).unwrap_or_else(|_| r.to_string());
+    html! {
+        h2 #evidence { "The evidence" }
+        p.note {
+            "Each step is an ordinary sharebench run; its report has every cell, chart, statistic and the environment."
         }
-        match step_reports.get(&step.id).filter(|p| !p.is_empty()) {
-            Some(p) => {
-                let _ = write!(h, "<td><a href='{}'>report</a></td>", esc(p));
+        table {
+            tr {
+                th { "step" }
+                th { "what" }
+                @for v in views { th { "status" (run_suffix(views, v)) } }
+                th { "report" }
             }
-            None => h.push_str("<td>–</td>"),
+            @for step in &study.steps {
+                tr id={ "step-" (step.id) } {
+                    td { (step.id) }
+                    td {
+                        (step.title) br;
+                        @if let Some(r) = &step.run { code { "sharebench run " (line(r)) } }
+                        @if let Some(a) = &step.action { br; "action: " code { (format!("{a:?}")) } }
+                    }
+                    @for v in views { td { (step_status(v, &step.id)) } }
+                    @match step_reports.get(&step.id).filter(|p| !p.is_empty()) {
+                        Some(p) => td { a href=(p) { "report" } },
+                        None => td { "–" },
+                    }
+                }
+            }
         }
-        h.push_str("</tr>");
     }
-    h.push_str("</table>");
 }
 
 /// A step's status in one run: how it ended, its time, the lab it ran in, its error.
-fn step_status(v: &RunView, step: &str) -> String {
-    match v.run.state.step(step) {
-        Some(s) => {
-            let lab = s
-                .lab
-                .as_ref()
-                .map(|l| {
-                    format!(
-                        "<br><span class=note>lab: {} on a {} disk, link {}</span>",
-                        esc(l.fs()),
-                        esc(l.disk()),
-                        esc(l.link())
-                    )
-                })
-                .unwrap_or_default();
-            let err = s
-                .error
-                .as_ref()
-                .map(|e| format!("<br><span class=note>{}</span>", esc(e)))
-                .unwrap_or_default();
-            let blocks = match s.blocks_done {
-                0 => String::new(),
-                n => format!(", {n} alternating blocks"),
-            };
-            format!(
-                "{} ({:.0} s{blocks}){lab}{err}",
-                status_name(s.status),
-                s.seconds
-            )
+fn step_status(v: &RunView, step: &str) -> Markup {
+    let Some(s) = v.run.state.step(step) else {
+        return html! { "not run" };
+    };
+    html! {
+        (status_name(s.status)) " (" (format!("{:.0}", s.seconds)) " s"
+        @if s.blocks_done > 0 { ", " (s.blocks_done) " alternating blocks" }
+        ")"
+        @if let Some(l) = &s.lab {
+            br;
+            span.note { "lab: " (l.fs()) " on a " (l.disk()) " disk, link " (l.link()) }
         }
-        None => "not run".into(),
+        @if let Some(e) = &s.error { br; span.note { (e) } }
     }
 }
 
+/// " (label)" after a column's title when several runs stand side by side.
 fn run_suffix(views: &[RunView], v: &RunView) -> String {
     if views.len() > 1 {
-        format!(" ({})", esc(&v.label))
+        format!(" ({})", v.label)
     } else {
         String::new()
     }
 }
 
+/// "label: " before a line when several runs stand side by side.
 fn run_prefix(views: &[RunView], v: &RunView) -> String {
     if views.len() > 1 {
-        format!("{}: ", esc(&v.label))
+        format!("{}: ", v.label)
     } else {
         String::new()
     }
