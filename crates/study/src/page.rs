@@ -7,9 +7,10 @@
 use crate::check::{Outcome, Verdict};
 use crate::state::StepStatus;
 use crate::RunEvidence;
-use maud::{html, Markup, PreEscaped, DOCTYPE};
+use maud::{html, Markup};
 use sharebench_report::classes::SizeClass;
 use sharebench_report::compare;
+use sharebench_report::html::document;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -208,17 +209,7 @@ fn class_table(v: &RunView) -> Markup {
 /// when sharebench is compiled.
 pub fn render(views: &[RunView], step_reports: &BTreeMap<String, String>) -> String {
     let study = &views[0].run.study;
-    let page = html! {
-        (DOCTYPE)
-        html lang="en" {
-            head {
-                meta charset="utf-8";
-                meta name="viewport" content="width=device-width,initial-scale=1";
-                title { "sharebench study: " (study.title) }
-                style { (PreEscaped(CSS)) }
-            }
-            body {
-                main {
+    let body = html! {
                     h1 { (study.title) }
                     p.sub {
                         "Study " code { (study.name) } ", reproducing seed " code { (study.seed) } ". "
@@ -238,11 +229,9 @@ pub fn render(views: &[RunView], step_reports: &BTreeMap<String, String>) -> Str
                         p.note { (run_prefix(views, v)) "Warnings:" }
                         ul { @for w in &v.run.warnings { li { (w) } } }
                     }
-                }
-            }
-        }
     };
-    page.into_string() + "\n"
+    let title = format!("sharebench study: {}", study.title);
+    document(&title, CSS, body).into_string() + "\n"
 }
 
 /// The answer: each run's headline, the claims that answer the question, the tally.
