@@ -3,9 +3,8 @@
 //! evidence: findings, warnings, per-operation heatmaps, 2D views and ratio maps, latency
 //! (see `latency_html`), size classes, CPU, consistency, throughput mode, cache effects,
 //! environment and inputs. Built with maud: markup checked when compiled, every text
-//! escaped unless marked up on purpose. Not: the charts themselves (see `svg`), nor the
-//! sections other modules still write as strings (`workloads`, `latency_html`), which are
-//! spliced in as they are.
+//! escaped unless marked up on purpose. Not: the charts themselves (see `svg`), whose
+//! drawings are spliced in as the SVG markup they are.
 
 use crate::compare;
 use crate::format;
@@ -41,14 +40,6 @@ svg rect.miss{fill:#e6e6e6}
 .warn li{margin:2px 0}
 .note{color:#555;font-size:13px}
 "#;
-
-/// A section another module writes into a string (charts, workloads, latency), spliced
-/// in as the markup it is.
-fn written(f: impl FnOnce(&mut String)) -> PreEscaped<String> {
-    let mut s = String::new();
-    f(&mut s);
-    PreEscaped(s)
-}
 
 /// "–" for a figure that is not there.
 fn or_dash(v: Option<String>) -> String {
@@ -155,9 +146,9 @@ pub fn render(a: &Analysis) -> String {
                     (findings_section(a))
                     (warnings_section(a))
                     (op_sections(a))
-                    (written(|h| crate::workloads::render(h, a)))
+                    (crate::workloads::render(a))
                     (cpu_table(a))
-                    (written(|h| crate::latency_html::consistency_table(h, a)))
+                    (crate::latency_html::consistency_table(a))
                     (throughput_table(a))
                     (cache_table(a))
                     (env_table(a))
@@ -293,7 +284,7 @@ fn op_sections(a: &Analysis) -> Markup {
                         }
                     }
                 }
-                (written(|h| crate::latency_html::op_section(h, a, op)))
+                (crate::latency_html::op_section(a, op))
                 (class_table(a, &op.op))
             }
         }

@@ -8,6 +8,7 @@ use crate::format;
 use crate::model::Analysis;
 use crate::stats::median;
 use crate::svg::esc;
+use maud::{html, Markup, PreEscaped};
 use sharebench_core::record::{Record, Scope, Status, WorkloadKind};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -148,27 +149,31 @@ fn of(a: &Analysis, workload: WorkloadKind) -> Vec<&Record> {
         .collect()
 }
 
-/// Appends the sections of every workload present in the inputs.
-pub fn render(h: &mut String, a: &Analysis) {
-    metadata(h, a);
-    smallfiles(h, a);
-    stream(h, a);
-    load(h, a);
+/// The sections of every workload present in the inputs.
+pub fn render(a: &Analysis) -> Markup {
+    html! {
+        (metadata(a))
+        (smallfiles(a))
+        (stream(a))
+        (load(a))
+    }
 }
 
-fn metadata(h: &mut String, a: &Analysis) {
+fn metadata(a: &Analysis) -> Markup {
     let recs = of(a, WorkloadKind::Metadata);
     if recs.is_empty() {
-        return;
+        return html! {};
     }
-    h.push_str("<h2 id=metadata>Metadata (Connectathon basic tests)</h2>");
-    rate_curves(h, a, &recs);
-    rates_by_test(h, a, &recs);
-    read_cliff(h, a, &recs);
+    html! {
+        h2 #metadata { "Metadata (Connectathon basic tests)" }
+        (rate_curves(a, &recs))
+        (rates_by_test(a, &recs))
+        (read_cliff(a, &recs))
+    }
 }
 
 /// Metadata: rate against count (test1 and test2 records that carry the swept count).
-fn rate_curves(h: &mut String, a: &Analysis, recs: &[&Record]) {
+fn rate_curves(a: &Analysis, recs: &[&Record]) -> Markup {
     let mut curves: BTreeMap<(String, String), BTreeMap<u64, Vec<f64>>> = BTreeMap::new();
     for r in recs {
         let sweep = matches!(r.figures.test.as_deref(), Some("test1" | "test2"));
@@ -183,34 +188,35 @@ fn rate_curves(h: &mut String, a: &Analysis, recs: &[&Record]) {
     }
     let counts: std::collections::BTreeSet<u64> =
         curves.values().flat_map(|m| m.keys().copied()).collect();
-    if counts.len() >= 2 {
-        h.push_str("<p class=note>Rate against the number of files and directories (test1 creates N files and N directories in one directory, test2 removes them): the seed's curves climb to a peak and taper off where a cache or a server queue saturates. Median operations per second over repetitions; the rate is the count over the summed time of that operation type.</p><div class=charts>");
-        for op in ["create-file", "create-dir", "remove-file", "remove-dir"] {
-            let series: Vec<_> = a
-                .labels
-                .iter()
-                .enumerate()
-                .filter_map(|(i, l)| {
-                    let c = curves.get(&(op.to_string(), l.clone()))?;
-                    let pts = c.iter().map(|(&n, v)| (n as f64, median(v))).collect();
-                    Some((l.clone(), i, false, pts))
-                })
-                .collect();
-            if !series.is_empty() {
-                h.push_str(&chart(
-                    &format!("{op} rate vs count"),
-                    "files (and directories)",
-                    "operations/s",
-                    &series,
-                ));
+    if counts.len() < 2 {
+        return html! {};
+    }
+    let series = |op: &str| -> Vec<Series> {
+        a.labels
+            .iter()
+            .enumerate()
+            .filter_map(|(i, l)| {
+                let c = curves.get(&(op.to_string(), l.clone()))?;
+                let pts = c.iter().map(|(&n, v)| (n as f64, median(v))).collect();
+                Some((l.clone(), i, false, pts))
+            })
+            .collect()
+    };
+    html! {
+        p.note { "Rate against the number of files and directories (test1 creates N files and N directories in one directory, test2 removes them): the seed's curves climb to a peak and taper off where a cache or a server queue saturates. Median operations per second over repetitions; the rate is the count over the summed time of that operation type." }
+        div.charts {
+            @for op in ["create-file", "create-dir", "remove-file", "remove-dir"] {
+                @let lines = series(op);
+                @if !lines.is_empty() {
+                    (PreEscaped(chart(&format!("{op} rate vs count"), "files (and directories)", "operations/s", &lines)))
+                }
             }
         }
-        h.push_str("</div>");
     }
 }
 
 /// Metadata: rate and p99 per test and operation type.
-fn rates_by_test(h: &mut String, a: &Analysis, recs: &[&Record]) {
+fn rates_by_test(a: &Analysis, recs: &[&Record]) -> Markup {
     let mut table: BTreeMap<(String, String), PerLabel<RatesP99>> = BTreeMap::new();
     for r in recs.iter().filter(|r| r.bytes == 0) {
         let test = r.figures.test.clone().unwrap_or_default();
@@ -222,33 +228,32 @@ fn rates_by_test(h: &mut String, a: &Analysis, recs: &[&Record]) {
         e.0.push(r.figures.ops_per_s.unwrap_or(0.0));
         e.1.push(r.latency.lat_p99_us);
     }
-    h.push_str("<table><tr><th>test</th><th>operation</th>");
-    for l in &a.labels {
-        let _ = write!(h, "<th>{} ops/s</th><th>{} p99 µs</th>", esc(l), esc(l));
-    }
-    h.push_str("</tr>");
-    for ((test, op), per) in &table {
-        let _ = write!(h, "<tr><td>{}</td><td>{}</td>", esc(test), esc(op));
-        for l in &a.labels {
-            match per.get(l) {
-                Some((rates, p99)) => {
-                    let _ = write!(
-                        h,
-                        "<td class=num>{}</td><td class=num>{}</td>",
-                        format::sig3(median(rates)),
-                        format::sig3(median(p99))
-                    );
+    html! {
+        table {
+            tr {
+                th { "test" } th { "operation" }
+                @for l in &a.labels { th { (l) " ops/s" } th { (l) " p99 µs" } }
+            }
+            @for ((test, op), per) in &table {
+                tr {
+                    td { (test) } td { (op) }
+                    @for l in &a.labels {
+                        @match per.get(l) {
+                            Some((rates, p99)) => {
+                                td.num { (format::sig3(median(rates))) }
+                                td.num { (format::sig3(median(p99))) }
+                            }
+                            None => { td { "–" } td { "–" } }
+                        }
+                    }
                 }
-                None => h.push_str("<td>–</td><td>–</td>"),
             }
         }
-        h.push_str("</tr>");
     }
-    h.push_str("</table>");
 }
 
 /// Metadata: the buffered-read cliff (test5b), buffered against cache-defeated reads.
-fn read_cliff(h: &mut String, a: &Analysis, recs: &[&Record]) {
+fn read_cliff(a: &Analysis, recs: &[&Record]) -> Markup {
     let mut reads: BTreeMap<(String, String), BTreeMap<u64, Vec<f64>>> = BTreeMap::new();
     for r in recs
         .iter()
@@ -261,8 +266,10 @@ fn read_cliff(h: &mut String, a: &Analysis, recs: &[&Record]) {
             .or_default()
             .push(r.throughput_kib_s / 1024.0);
     }
-    if !reads.is_empty() {
-        h.push_str("<h3>Buffered against cache-defeated reads (test5b)</h3><p class=note>Solid: read straight after writing (the client cache may serve it); dashed: after the cache was purged (or with O_DIRECT). Where the solid line falls onto the dashed one, the file no longer fits the cache: the seed saw that cliff at 53 MB.</p>");
+    if reads.is_empty() {
+        return html! {};
+    }
+    {
         let series: Vec<_> = reads
             .iter()
             .map(|((label, op), by)| {
@@ -286,21 +293,19 @@ fn read_cliff(h: &mut String, a: &Analysis, recs: &[&Record]) {
                 )
             })
             .collect();
-        h.push_str(&chart(
-            "test5b read throughput vs file size",
-            "file size (MiB)",
-            "MiB/s",
-            &series,
-        ));
+        html! {
+            h3 { "Buffered against cache-defeated reads (test5b)" }
+            p.note { "Solid: read straight after writing (the client cache may serve it); dashed: after the cache was purged (or with O_DIRECT). Where the solid line falls onto the dashed one, the file no longer fits the cache: the seed saw that cliff at 53 MB." }
+            (PreEscaped(chart("test5b read throughput vs file size", "file size (MiB)", "MiB/s", &series)))
+        }
     }
 }
 
-fn smallfiles(h: &mut String, a: &Analysis) {
+fn smallfiles(a: &Analysis) -> Markup {
     let recs = of(a, WorkloadKind::Smallfiles);
     if recs.is_empty() {
-        return;
+        return html! {};
     }
-    h.push_str("<h2 id=smallfiles>Small files (web-application tree)</h2><p class=note>The generated tree (1,800 files, 35 MB, see docs/workloads.md) copied with rsync -a semantics, re-synced unchanged, re-synced after changing 10% of the files, deleted. Bars: median seconds per phase (shorter is better); the rsync-* rows are the real rsync binary on the same target. CPU: client (this process, and rsync's for rsync rows) and the lab servers', in per cent of one CPU over the phase. Disk: the write requests and cache flushes that reached the server's disk during the phase (lab targets; docs/lab.md), what a sync export pays for and an async one defers.</p>");
     // (phase order, phase) -> label -> (seconds, files/s, client cpu %, server cpu %,
     // disk writes, disk flushes)
     let mut phases: Vec<String> = Vec::new();
@@ -331,39 +336,51 @@ fn smallfiles(h: &mut String, a: &Analysis) {
         .flat_map(|m| m.values().map(|v| median(&v[0])))
         .fold(0.0, f64::max)
         .max(1e-9);
-    h.push_str("<table><tr><th>phase</th><th>target</th><th>seconds</th><th></th><th>files/s</th><th>client CPU</th><th>server CPU</th><th>disk writes / flushes</th></tr>");
-    for ((_, phase), per) in &by {
-        for (j, l) in a.labels.iter().enumerate() {
-            let Some(v) = per.get(l) else { continue };
-            let secs = median(&v[0]);
-            let width = (secs / longest * 240.0).max(1.0);
-            let _ = write!(
-                h,
-                "<tr><td>{}</td><td>{}</td><td class=num>{:.3}</td><td><svg width=250 height=12><rect width='{width:.0}' height=12 fill='{}'/></svg></td><td class=num>{}</td><td class=num>{}</td><td class=num>{}</td><td class=num>{}</td></tr>",
-                esc(phase),
-                esc(l),
-                secs,
-                PALETTE[j % PALETTE.len()],
-                format::sig3(median(&v[1])),
-                format::pct(median(&v[2])),
-                if v[3].is_empty() { "not recorded".to_string() } else { format::pct(median(&v[3])) },
-                if v[4].is_empty() {
-                    "not recorded".to_string()
-                } else {
-                    format!("{:.0} / {:.0}", median(&v[4]), median(&v[5]))
+    let recorded = |v: &[f64], show: &dyn Fn() -> String| {
+        if v.is_empty() {
+            "not recorded".to_string()
+        } else {
+            show()
+        }
+    };
+    html! {
+        h2 #smallfiles { "Small files (web-application tree)" }
+        p.note { "The generated tree (1,800 files, 35 MB, see docs/workloads.md) copied with rsync -a semantics, re-synced unchanged, re-synced after changing 10% of the files, deleted. Bars: median seconds per phase (shorter is better); the rsync-* rows are the real rsync binary on the same target. CPU: client (this process, and rsync's for rsync rows) and the lab servers', in per cent of one CPU over the phase. Disk: the write requests and cache flushes that reached the server's disk during the phase (lab targets; docs/lab.md), what a sync export pays for and an async one defers." }
+        table {
+            tr {
+                th { "phase" } th { "target" } th { "seconds" } th {} th { "files/s" }
+                th { "client CPU" } th { "server CPU" } th { "disk writes / flushes" }
+            }
+            @for ((_, phase), per) in &by {
+                @for (j, l) in a.labels.iter().enumerate() {
+                    @if let Some(v) = per.get(l) {
+                        @let secs = median(&v[0]);
+                        tr {
+                            td { (phase) }
+                            td { (l) }
+                            td.num { (format!("{secs:.3}")) }
+                            td {
+                                svg width="250" height="12" {
+                                    rect width=(format!("{:.0}", (secs / longest * 240.0).max(1.0))) height="12" fill=(PALETTE[j % PALETTE.len()]) {}
+                                }
+                            }
+                            td.num { (format::sig3(median(&v[1]))) }
+                            td.num { (format::pct(median(&v[2]))) }
+                            td.num { (recorded(&v[3], &|| format::pct(median(&v[3])))) }
+                            td.num { (recorded(&v[4], &|| format!("{:.0} / {:.0}", median(&v[4]), median(&v[5])))) }
+                        }
+                    }
                 }
-            );
+            }
         }
     }
-    h.push_str("</table>");
 }
 
-fn stream(h: &mut String, a: &Analysis) {
+fn stream(a: &Analysis) -> Markup {
     let recs = of(a, WorkloadKind::Stream);
     if recs.is_empty() {
-        return;
+        return html! {};
     }
-    h.push_str("<h2 id=stream>Media streams</h2><p class=note>Streams record sequential large writes (fsync included) and play them back with a cold cache. Throughput is all streams together (median over repetitions); achieved is the slowest stream's bit rate; extents per file come from FIEMAP after recording (physically contiguous runs, as filefrag counts). The seed saw ext3 with a Windows client's pre-allocation hints fragment a 3.5 GB file into 49,986 extents and lose up to 53% of playback throughput, while XFS and zero-fill did not.</p>");
     type Key = (String, u32, String, String, String);
     /// Throughputs, extents, achieved bit rates, the last note.
     type Row = (Vec<f64>, Vec<f64>, Vec<f64>, Option<String>);
@@ -400,22 +417,27 @@ fn stream(h: &mut String, a: &Analysis) {
             e.3 = g.note.clone();
         }
     }
-    h.push_str("<table><tr><th>target</th><th>streams</th><th>allocation</th><th>bit rate</th><th>phase</th><th>throughput</th><th>achieved / stream</th><th>extents per file</th><th>note</th></tr>");
-    for ((t, n, alloc, rate, op), (thr, ext, ach, note)) in &rows {
-        let _ = write!(
-            h,
-            "<tr><td>{}</td><td class=num>{n}</td><td>{}</td><td>{}</td><td>{}</td><td class=num>{}</td><td class=num>{}</td><td class=num>{}</td><td>{}</td></tr>",
-            esc(t),
-            esc(alloc),
-            esc(rate),
-            esc(op),
-            format::rate(median(thr)),
-            if ach.is_empty() { "–".into() } else { format!("{:.1} Mbit/s", median(ach) / 1e6) },
-            if ext.is_empty() { "unavailable".into() } else { format!("{:.0}", median(ext)) },
-            esc(note.as_deref().unwrap_or(""))
-        );
-    }
-    h.push_str("</table>");
+    let table = html! {
+        table {
+            tr {
+                th { "target" } th { "streams" } th { "allocation" } th { "bit rate" } th { "phase" }
+                th { "throughput" } th { "achieved / stream" } th { "extents per file" } th { "note" }
+            }
+            @for ((t, n, alloc, rate, op), (thr, ext, ach, note)) in &rows {
+                tr {
+                    td { (t) }
+                    td.num { (n) }
+                    td { (alloc) }
+                    td { (rate) }
+                    td { (op) }
+                    td.num { (format::rate(median(thr))) }
+                    td.num { @if ach.is_empty() { "–" } @else { (format!("{:.1} Mbit/s", median(ach) / 1e6)) } }
+                    td.num { @if ext.is_empty() { "unavailable" } @else { (format!("{:.0}", median(ext))) } }
+                    td { (note.as_deref().unwrap_or("")) }
+                }
+            }
+        }
+    };
     // Playback throughput against the number of streams, one line per target and allocation.
     let mut lines: BTreeMap<(String, String), BTreeMap<u32, Vec<f64>>> = BTreeMap::new();
     for ((t, n, alloc, _, op), (thr, ..)) in &rows {
@@ -436,73 +458,83 @@ fn stream(h: &mut String, a: &Analysis) {
             (format!("{t} ({alloc})"), i, false, pts)
         })
         .collect();
-    if !series.is_empty() {
-        h.push_str(&chart(
-            "playback throughput vs streams",
-            "concurrent streams",
-            "MiB/s",
-            &series,
-        ));
+    html! {
+        h2 #stream { "Media streams" }
+        p.note { "Streams record sequential large writes (fsync included) and play them back with a cold cache. Throughput is all streams together (median over repetitions); achieved is the slowest stream's bit rate; extents per file come from FIEMAP after recording (physically contiguous runs, as filefrag counts). The seed saw ext3 with a Windows client's pre-allocation hints fragment a 3.5 GB file into 49,986 extents and lose up to 53% of playback throughput, while XFS and zero-fill did not." }
+        (table)
+        @if !series.is_empty() {
+            (PreEscaped(chart("playback throughput vs streams", "concurrent streams", "MiB/s", &series)))
+        }
     }
 }
 
-fn load(h: &mut String, a: &Analysis) {
+fn load(a: &Analysis) -> Markup {
     if a.load_curves.is_empty() {
-        return;
+        return html! {};
     }
-    h.push_str("<h2 id=load>Load-latency curves</h2><p class=note>The load workload steps the requested rate of a mix of operations through load points; workers issue requests on a fixed schedule (open loop) and latency counts from when each request was due, so a stall shows in every request it held up. A point is valid when it achieved at least 99% of the rate it asked for; a target's curve ends at its first invalid point. Targets take turns point by point. Peak: the highest valid rate achieved. Knee: the rate of the first valid point whose median latency is twice the lightest point's. ORT (overall response time): the area under the mean latency over the achieved rate up to the peak, divided by the peak (SPECstorage's summary; these mixes are sharebench's own, not SPEC's). Figures are medians over repetitions.</p>");
     let bound = a.latency_bound_us;
     let ms = |us: f64| format!("{:.3}", us / 1000.0);
     let rate = |v: Option<f64>| v.map_or("–".to_string(), |r| format!("{r:.0}/s"));
-    let _ = write!(
-        h,
-        "<table><tr><th>target</th><th>mix</th><th>points</th><th>peak valid rate</th><th>knee</th><th>ORT</th><th>{}</th></tr>",
-        match bound {
-            Some(b) => format!("rate up to which p99 stays &lt; {} ms", ms(b)),
-            None => "rate within a p99 bound (report --latency-bound)".into(),
-        }
-    );
-    for c in &a.load_curves {
-        let _ = write!(
-            h,
-            "<tr><td>{}</td><td>{}</td><td class=num>{}</td><td class=num>{}</td><td class=num>{}</td><td class=num>{}</td><td class=num>{}</td></tr>",
-            esc(&c.label),
-            esc(&c.mix),
-            c.points.len(),
-            rate(c.peak()),
-            match c.knee() {
-                Some(k) => format!("{k:.0}/s"),
-                None => "beyond the curve".into(),
-            },
-            c.ort_us().map_or("–".into(), |o| format!("{} ms", ms(o))),
-            match bound {
-                Some(b) => rate(c.within(b)),
-                None => "–".into(),
+    let tables = html! {
+        h2 #load { "Load-latency curves" }
+        p.note { "The load workload steps the requested rate of a mix of operations through load points; workers issue requests on a fixed schedule (open loop) and latency counts from when each request was due, so a stall shows in every request it held up. A point is valid when it achieved at least 99% of the rate it asked for; a target's curve ends at its first invalid point. Targets take turns point by point. Peak: the highest valid rate achieved. Knee: the rate of the first valid point whose median latency is twice the lightest point's. ORT (overall response time): the area under the mean latency over the achieved rate up to the peak, divided by the peak (SPECstorage's summary; these mixes are sharebench's own, not SPEC's). Figures are medians over repetitions." }
+        table {
+            tr {
+                th { "target" } th { "mix" } th { "points" } th { "peak valid rate" } th { "knee" } th { "ORT" }
+                th {
+                    @match bound {
+                        Some(b) => { "rate up to which p99 stays < " (ms(b)) " ms" }
+                        None => { "rate within a p99 bound (report --latency-bound)" }
+                    }
+                }
             }
-        );
-    }
-    h.push_str("</table>");
-    h.push_str("<table><tr><th>target</th><th>point</th><th>asked</th><th>achieved</th><th>p50 ms</th><th>p99 ms</th><th>p99 from issue ms</th><th>throughput</th><th>client CPU / request</th><th>server CPU / request</th><th>valid</th></tr>");
-    for c in &a.load_curves {
-        for p in &c.points {
-            let _ = write!(
-                h,
-                "<tr><td>{}</td><td class=num>{}</td><td class=num>{:.0}/s</td><td class=num>{:.0}/s</td><td class=num>{}</td><td class=num>{}</td><td class=num>{}</td><td class=num>{}</td><td class=num>{:.1} µs</td><td class=num>{}</td><td>{}</td></tr>",
-                esc(&c.label),
-                p.point + 1,
-                p.requested,
-                p.achieved,
-                ms(p.p50_us),
-                ms(p.p99_us),
-                if p.service_p99_us.is_finite() { ms(p.service_p99_us) } else { "–".into() },
-                format::rate(p.kib_s),
-                p.cpu_us_per_op,
-                p.server_cpu_us_per_op.map_or("–".into(), |s| format!("{s:.1} µs")),
-                if p.valid { "yes" } else { "no" }
-            );
+            @for c in &a.load_curves {
+                tr {
+                    td { (c.label) }
+                    td { (c.mix) }
+                    td.num { (c.points.len()) }
+                    td.num { (rate(c.peak())) }
+                    td.num {
+                        @match c.knee() {
+                            Some(k) => { (format!("{k:.0}/s")) }
+                            None => { "beyond the curve" }
+                        }
+                    }
+                    td.num { (c.ort_us().map_or("–".into(), |o| format!("{} ms", ms(o)))) }
+                    td.num {
+                        @match bound {
+                            Some(b) => { (rate(c.within(b))) }
+                            None => { "–" }
+                        }
+                    }
+                }
+            }
         }
-    }
-    h.push_str("</table>");
+        table {
+            tr {
+                th { "target" } th { "point" } th { "asked" } th { "achieved" } th { "p50 ms" }
+                th { "p99 ms" } th { "p99 from issue ms" } th { "throughput" }
+                th { "client CPU / request" } th { "server CPU / request" } th { "valid" }
+            }
+            @for c in &a.load_curves {
+                @for p in &c.points {
+                    tr {
+                        td { (c.label) }
+                        td.num { (p.point + 1) }
+                        td.num { (format!("{:.0}/s", p.requested)) }
+                        td.num { (format!("{:.0}/s", p.achieved)) }
+                        td.num { (ms(p.p50_us)) }
+                        td.num { (ms(p.p99_us)) }
+                        td.num { @if p.service_p99_us.is_finite() { (ms(p.service_p99_us)) } @else { "–" } }
+                        td.num { (format::rate(p.kib_s)) }
+                        td.num { (format!("{:.1} µs", p.cpu_us_per_op)) }
+                        td.num { (p.server_cpu_us_per_op.map_or("–".into(), |s| format!("{s:.1} µs"))) }
+                        td { @if p.valid { "yes" } @else { "no" } }
+                    }
+                }
+            }
+        }
+    };
     let mut series: Vec<Series> = Vec::new();
     for (i, c) in a.load_curves.iter().enumerate() {
         // Valid points only: an overloaded point's latency (hundreds of ms) would flatten
@@ -517,10 +549,8 @@ fn load(h: &mut String, a: &Analysis) {
         series.push((format!("{} p99", c.label), i, false, line(|p| p.p99_us)));
         series.push((format!("{} p50", c.label), i, true, line(|p| p.p50_us)));
     }
-    h.push_str(&chart(
-        "latency vs achieved rate (valid points)",
-        "achieved requests/s",
-        "latency, ms",
-        &series,
-    ));
+    html! {
+        (tables)
+        (PreEscaped(chart("latency vs achieved rate (valid points)", "achieved requests/s", "latency, ms", &series)))
+    }
 }

@@ -104,7 +104,7 @@ fn full_auto_matrix_three_targets_size_and_time() {
         "Percentiles of chosen cells",
         "p99.99",
         "ops/s (≤ 64 KiB records)",
-        "id=consistency",
+        "id=\"consistency\"",
     ] {
         assert!(
             r.text("report.html").contains(needle),

@@ -130,12 +130,12 @@ fn workload_sections_render_next_to_the_matrix() {
     assert_eq!(ops, ["write", "read"]);
     let h = rendered.text("report.html");
     for needle in [
-        "id=metadata",
+        "id=\"metadata\"",
         "create-file rate vs count",
         "test5b read throughput vs file size",
-        "id=smallfiles",
+        "id=\"smallfiles\"",
         "rsync-copy",
-        "id=stream",
+        "id=\"stream\"",
         "2049",
         "playback throughput vs streams",
     ] {
