@@ -380,38 +380,17 @@ pub fn run(w: &mut WorkloadRun, p: &MetadataParams) -> Result<(), PassError> {
         let (tf, td) = MetadataParams::tree_counts(levels, files, dirs);
         let dir = format!("{base}/tree");
         w.backend().mkdir(&dir)?;
-        for test in ["test1", "test2"] {
+        let tree = Tree {
+            levels,
+            files,
+            dirs,
+        };
+        for (test, how) in [("test1", Walk::Create), ("test2", Walk::Remove)] {
             w.phase = test.into();
             let mut m = OpMeter::default();
             w.start_together()?;
             let span = w.span();
-            if test == "test1" {
-                walk(
-                    w.backend(),
-                    &dir,
-                    Tree {
-                        levels,
-                        files,
-                        dirs,
-                    },
-                    Walk::Create,
-                    &mut m,
-                    cancel,
-                )?;
-            } else {
-                walk(
-                    w.backend(),
-                    &dir,
-                    Tree {
-                        levels,
-                        files,
-                        dirs,
-                    },
-                    Walk::Remove,
-                    &mut m,
-                    cancel,
-                )?;
-            }
+            walk(w.backend(), &dir, tree, how, &mut m, cancel)?;
             let end = w.finish(span);
             emit(w, test, &m, &end, Some((tf, td)), None)?;
         }
