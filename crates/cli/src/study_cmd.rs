@@ -163,15 +163,7 @@ fn open_study_dir(a: &StudyRunArgs, study: &Study, text: &str) -> CliResult<(Pat
         steps: study
             .steps
             .iter()
-            .map(|s| StepState {
-                id: s.id.clone(),
-                status: StepStatus::Pending,
-                lab: None,
-                seconds: 0.0,
-                error: None,
-                attempts: Vec::new(),
-                blocks_done: 0,
-            })
+            .map(|s| StepState::pending(&s.id))
             .collect(),
         measurements: Vec::new(),
         notes: Vec::new(),

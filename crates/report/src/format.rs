@@ -2,6 +2,11 @@
 //! KB), sizes as 4 KiB / 16 MiB, percentages and p-values. Not: parsing.
 
 /// A throughput given in KiB/s, scaled to a readable unit ("4.80 GB/s").
+/// "–" for a figure that is not there (a table cell's way of saying so).
+pub fn or_dash(v: Option<String>) -> String {
+    v.unwrap_or_else(|| "–".into())
+}
+
 pub fn rate(kib_s: f64) -> String {
     if !kib_s.is_finite() {
         return "–".into();

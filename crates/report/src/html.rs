@@ -41,11 +41,6 @@ svg rect.miss{fill:#e6e6e6}
 .note{color:#555;font-size:13px}
 "#;
 
-/// "–" for a figure that is not there.
-fn or_dash(v: Option<String>) -> String {
-    v.unwrap_or_else(|| "–".into())
-}
-
 /// One cell of the answer table: the winner of a size class, its margin and verdict, and
 /// the CSS class of that verdict.
 fn class_cell(a: &Analysis, op: &str, class: SizeClass) -> (Markup, &'static str) {
@@ -334,11 +329,11 @@ fn class_table(a: &Analysis, op: &str) -> Markup {
                             (format::rate(s.peak)) " (" (format::short_size(s.peak_cell.0)) " / "
                             (format::short_size(s.peak_cell.1)) ")"
                         }
-                        td.num { (or_dash(s.cv.map(format::pct))) }
-                        td.num { (or_dash(s.iops.map(format::ops))) }
-                        td.num { (or_dash(s.p99_us.map(format::latency))) }
-                        td.num { (or_dash(s.cpu_pct.map(format::pct))) }
-                        td.num { (or_dash(s.mib_per_cpu_s.map(|v| format!("{v:.0}")))) }
+                        td.num { (format::or_dash(s.cv.map(format::pct))) }
+                        td.num { (format::or_dash(s.iops.map(format::ops))) }
+                        td.num { (format::or_dash(s.p99_us.map(format::latency))) }
+                        td.num { (format::or_dash(s.cpu_pct.map(format::pct))) }
+                        td.num { (format::or_dash(s.mib_per_cpu_s.map(|v| format!("{v:.0}")))) }
                         @if i == 0 { td rowspan=(r.stats.len()) { (verdict(r)) } }
                     }
                 }
@@ -371,11 +366,11 @@ fn cpu_table(a: &Analysis) -> Markup {
                         td { (r.op) } td { (r.class.name()) }
                         @for l in &a.labels {
                             @let s = r.stat(l);
-                            td.num { (or_dash(s.and_then(|s| s.cpu_pct).map(format::pct))) }
+                            td.num { (format::or_dash(s.and_then(|s| s.cpu_pct).map(format::pct))) }
                             td.num {
                                 (s.and_then(|s| s.server_cpu_pct).map(format::pct).unwrap_or_else(|| "not recorded".into()))
                             }
-                            td.num { (or_dash(s.and_then(|s| s.mib_per_cpu_s).map(|v| format!("{v:.0}")))) }
+                            td.num { (format::or_dash(s.and_then(|s| s.mib_per_cpu_s).map(|v| format!("{v:.0}")))) }
                         }
                     }
                 }
@@ -409,8 +404,8 @@ fn throughput_table(a: &Analysis) -> Markup {
                             (format::rate(t.min_worker)) " / " (format::rate(t.max_worker)) " / "
                             (format::rate(t.avg_worker))
                         }
-                        td.num { (or_dash(t.children.cv.map(format::pct))) }
-                        td { (or_dash(t.vs_baseline.map(|(r, p)| format!("{} ({})", format::change(r), format::p(p))))) }
+                        td.num { (format::or_dash(t.children.cv.map(format::pct))) }
+                        td { (format::or_dash(t.vs_baseline.map(|(r, p)| format!("{} ({})", format::change(r), format::p(p))))) }
                     }
                 }
             }

@@ -72,7 +72,6 @@ pub fn op_section(a: &Analysis, op: &OpData) -> Markup {
 /// Per operation and target: how steady it is from run to run and within a run.
 pub fn consistency_table(a: &Analysis) -> Markup {
     let cell = |k: (u64, u64)| format!("{} / {}", format::short_size(k.0), format::short_size(k.1));
-    let dash = |v: Option<String>| v.unwrap_or_else(|| "–".into());
     let nothing = a
         .consistency
         .iter()
@@ -93,10 +92,10 @@ pub fn consistency_table(a: &Analysis) -> Markup {
                         td { (c.op) }
                         td { (c.label) }
                         td.num { (c.cells) }
-                        td.num { (dash(c.cv.map(|v| format::pct(v.0)))) }
-                        td.num { (dash(c.cv.map(|v| format!("{} ({})", format::pct(v.1), cell(v.2))))) }
-                        td.num { (dash(c.jitter.map(|v| format!("{:.1}×", v.0)))) }
-                        td.num { (dash(c.jitter.map(|v| format!("{:.1}× ({})", v.1, cell(v.2))))) }
+                        td.num { (format::or_dash(c.cv.map(|v| format::pct(v.0)))) }
+                        td.num { (format::or_dash(c.cv.map(|v| format!("{} ({})", format::pct(v.1), cell(v.2))))) }
+                        td.num { (format::or_dash(c.jitter.map(|v| format!("{:.1}×", v.0)))) }
+                        td.num { (format::or_dash(c.jitter.map(|v| format!("{:.1}× ({})", v.1, cell(v.2))))) }
                     }
                 }
             }

@@ -188,15 +188,7 @@ alternate = "g"
 
     #[test]
     fn an_alternating_step_ends_with_its_last_block_and_keeps_a_failed_one() {
-        let mut s = StepState {
-            id: "b".into(),
-            status: StepStatus::Pending,
-            lab: None,
-            seconds: 0.0,
-            error: None,
-            attempts: Vec::new(),
-            blocks_done: 0,
-        };
+        let mut s = StepState::pending("b");
         record_status(&mut s, StepStatus::Failed, Some(1), 2);
         assert_eq!((s.status, s.blocks_done), (StepStatus::Running, 1));
         record_status(&mut s, StepStatus::Complete, Some(2), 2);

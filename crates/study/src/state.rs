@@ -57,6 +57,21 @@ pub struct StepState {
     pub blocks_done: u32,
 }
 
+impl StepState {
+    /// A step not begun yet.
+    pub fn pending(id: &str) -> StepState {
+        StepState {
+            id: id.to_string(),
+            status: StepStatus::Pending,
+            lab: None,
+            seconds: 0.0,
+            error: None,
+            attempts: Vec::new(),
+            blocks_done: 0,
+        }
+    }
+}
+
 fn is_zero(n: &u32) -> bool {
     *n == 0
 }

@@ -556,19 +556,12 @@ mod tests {
     fn test1_and_test2_walk_the_tree_in_connectathon_order() {
         let fs = LogFs::default();
         let mut m = OpMeter::default();
-        walk(
-            &fs,
-            "t",
-            Tree {
-                levels: 2,
-                files: 2,
-                dirs: 2,
-            },
-            Walk::Create,
-            &mut m,
-            &no(),
-        )
-        .unwrap();
+        let tree = Tree {
+            levels: 2,
+            files: 2,
+            dirs: 2,
+        };
+        walk(&fs, "t", tree, Walk::Create, &mut m, &no()).unwrap();
         let log = fs.take();
         assert_eq!(
             &log[..6],
@@ -587,19 +580,7 @@ mod tests {
         assert_eq!(m.get("create-file").unwrap().count, 6);
         assert_eq!(m.get("create-dir").unwrap().count, 6);
         let mut m = OpMeter::default();
-        walk(
-            &fs,
-            "t",
-            Tree {
-                levels: 2,
-                files: 2,
-                dirs: 2,
-            },
-            Walk::Remove,
-            &mut m,
-            &no(),
-        )
-        .unwrap();
+        walk(&fs, "t", tree, Walk::Remove, &mut m, &no()).unwrap();
         let log = fs.take();
         assert_eq!(
             &log[..3],
