@@ -194,7 +194,7 @@ fn verify_reports_the_file_and_offset_of_wrong_data() {
         reads.len() as u64 - 1,
         "every read operation must catch it"
     );
-    for r in records.iter().filter(|r| r.op != "write") {
+    for r in records.iter().filter(|r| r.op.name() != "write") {
         assert_eq!(
             r.status,
             Status::VerifyFailed,

@@ -5,6 +5,7 @@
 //! glance from the records, not the analysis (that is `sharebench report`, whose terminal
 //! lines are its `render::Terminal`).
 
+use sharebench_core::operation::Operation;
 use sharebench_core::plan::Workload;
 use sharebench_core::record::{Record, Scope, Status, WorkloadKind};
 use sharebench_core::size::format_size;
@@ -32,18 +33,18 @@ pub fn print_run(workload: &Workload, records: &[Record], out: &mut dyn Write) {
 fn print(records: &[Record], out: &mut dyn Write) {
     // (target, op order, op) -> (file, record) -> (KiB/s, p99 µs) over repetitions
     type Cells = BTreeMap<(u64, u64), Vec<(f64, f64)>>;
-    let mut groups: BTreeMap<(String, usize, String), Cells> = BTreeMap::new();
-    let mut order: Vec<String> = Vec::new();
+    let mut groups: BTreeMap<(String, usize, Operation), Cells> = BTreeMap::new();
+    let mut order: Vec<Operation> = Vec::new();
     for r in records
         .iter()
         .filter(|r| r.status == Status::Ok && r.scope != Scope::Worker)
     {
-        let pos = order.iter().position(|o| o == &r.op).unwrap_or_else(|| {
-            order.push(r.op.clone());
+        let pos = order.iter().position(|o| *o == r.op).unwrap_or_else(|| {
+            order.push(r.op);
             order.len() - 1
         });
         groups
-            .entry((r.target.clone(), pos, r.op.clone()))
+            .entry((r.target.clone(), pos, r.op))
             .or_default()
             .entry((r.file_size, r.record_size))
             .or_default()
@@ -131,7 +132,7 @@ fn print_load(records: &[Record], out: &mut dyn Write) {
     let mut order: Vec<&str> = Vec::new();
     for r in records
         .iter()
-        .filter(|r| r.status == Status::Ok && r.scope != Scope::Worker && r.op == "load")
+        .filter(|r| r.status == Status::Ok && r.scope != Scope::Worker && r.op == Operation::Load)
     {
         if !order.contains(&r.target.as_str()) {
             order.push(&r.target);
@@ -193,7 +194,7 @@ fn print_workload_summary(records: &[Record], out: &mut dyn Write) {
         .filter(|r| r.status == Status::Ok && r.scope != Scope::Worker)
     {
         let g = &r.figures;
-        let mut label = r.op.clone();
+        let mut label = r.op.to_string();
         if let Some(t) = &g.test {
             label = format!("{t} {label}");
         }

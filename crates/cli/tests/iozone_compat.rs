@@ -123,7 +123,7 @@ fn the_seeds_table_iv_command_lines_run_unchanged() {
         let grid = biff::read(&bytes).unwrap_or_else(|e| panic!("{xls}: {e}"));
         let imported = workbook::parse(&grid, xls).unwrap_or_else(|e| panic!("{xls}: {e}"));
         let ops: std::collections::BTreeSet<&str> =
-            imported.records.iter().map(|r| r.op.as_str()).collect();
+            imported.records.iter().map(|r| r.op.name()).collect();
         // Throughput mode has no record-rewrite test: real IOzone 3.508's -t 4 with -i 4
         // prints the other seven and skips it, as sharebench does.
         let throughput_mode = line.starts_with("-t 4");
@@ -164,7 +164,7 @@ fn the_seeds_table_iv_command_lines_run_unchanged() {
     let from_xls = workbook::parse(&biff::read(&biff2).unwrap(), "results-smb.xls").unwrap();
     let cells = |v: &[sharebench_core::record::Record]| -> Vec<(String, u64, u64)> {
         v.iter()
-            .map(|r| (r.op.clone(), r.file_size, r.record_size))
+            .map(|r| (r.op.to_string(), r.file_size, r.record_size))
             .collect()
     };
     assert_eq!(cells(&imported.records), cells(&from_xls.records));

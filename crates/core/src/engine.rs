@@ -6,6 +6,7 @@
 //! it. What a unit does is its workload's (`workload::Runner`); records go to an
 //! `Observer`. It knows nothing of output formats.
 
+use crate::operation::Operation;
 use crate::plan::{Plan, Workload};
 use crate::ranks::{Ranks, Solo};
 use crate::record::Record;
@@ -173,7 +174,8 @@ impl<'r> Shared<'r> {
             cancel: self.cancel,
             observer,
             summary,
-            phase: String::new(),
+            phase: Operation::Setup,
+            phase_detail: None,
             ranks: self.ranks,
             gather: Gather::default(),
         }
@@ -251,7 +253,7 @@ mod tests {
     fn order(kept: &Kept) -> Vec<(u32, String, u64, String)> {
         kept.records
             .iter()
-            .map(|r| (r.rep, r.target.clone(), r.file_size, r.op.clone()))
+            .map(|r| (r.rep, r.target.clone(), r.file_size, r.op.to_string()))
             .collect()
     }
 

@@ -352,7 +352,7 @@ mod tests {
 
     fn single(bytes: u64, seconds: f64) -> Record {
         Record {
-            op: "write".into(),
+            op: crate::op::Op::Write.into(),
             scope: Scope::Single,
             threads: 1,
             bytes,
@@ -399,7 +399,7 @@ mod tests {
         let meta = |rank: u32| {
             let mut r = single(0, 1.0 + f64::from(rank));
             r.workload = WorkloadKind::Metadata;
-            r.op = "create".into();
+            r.op = crate::operation::Operation::CreateFile;
             r.figures.count = Some(100);
             r.figures.ops_per_s = Some(100.0 / (1.0 + f64::from(rank)));
             r.server_cpu_s = Some(0.1 * f64::from(rank + 1));

@@ -4,6 +4,8 @@
 //! removes or renames a field.
 
 use crate::latency::LatencySummary;
+use crate::op::Op;
+use crate::operation::Operation;
 use crate::safe_dir::SafeDir;
 use serde::{Deserialize, Serialize};
 use std::fs::File;
@@ -166,7 +168,8 @@ pub struct Record {
     #[serde(default = "one")]
     pub iodepth: u32,
     pub workload: WorkloadKind,
-    pub op: String,
+    /// What was measured (or under way, in a failed record); its name in the JSON.
+    pub op: Operation,
     pub file_size: u64,
     pub record_size: u64,
     pub threads: u32,
@@ -382,7 +385,7 @@ impl Default for Record {
             client: String::new(),
             iodepth: 1,
             workload: WorkloadKind::Iozone,
-            op: String::new(),
+            op: Operation::Io(Op::Write),
             file_size: 0,
             record_size: 0,
             threads: 1,
@@ -532,7 +535,7 @@ pub(crate) fn sample_record() -> Record {
         backend: "posix".into(),
         client: "kernel".into(),
         workload: WorkloadKind::Iozone,
-        op: "write".into(),
+        op: Op::Write.into(),
         file_size: 1 << 20,
         record_size: 4096,
         threads: 1,

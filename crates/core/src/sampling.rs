@@ -218,7 +218,7 @@ mod tests {
     fn rec(rep: u32, op: &str, kib_s: f64) -> Record {
         Record {
             rep,
-            op: op.into(),
+            op: op.parse().unwrap(),
             throughput_kib_s: kib_s,
             ..Record::default()
         }
@@ -324,13 +324,9 @@ mod tests {
         let mut failed = rec(0, "read", 0.0);
         failed.status = Status::Failed;
         held.record(&failed).unwrap();
-        assert_eq!(held.since_last()[0].op, "read");
+        assert_eq!(held.since_last()[0].op.name(), "read");
         held.release(Some(RepsStop::TimeCap)).unwrap();
-        let stops: Vec<_> = kept
-            .0
-            .iter()
-            .map(|r| (r.op.as_str(), r.reps_stop))
-            .collect();
+        let stops: Vec<_> = kept.0.iter().map(|r| (r.op.name(), r.reps_stop)).collect();
         assert_eq!(stops, [("write", Some(RepsStop::TimeCap)), ("read", None)]);
     }
 }

@@ -11,19 +11,9 @@ use crate::load::Loaded;
 use crate::stats;
 use crate::{cache, classes, compare, env, findings, tails, warnings};
 use crate::{ReportError, Result};
-use sharebench_core::op::Op;
+use sharebench_core::operation::Operation;
 use sharebench_core::record::{Record, Scope, Status};
 use std::collections::BTreeMap;
-
-/// Sort key of an operation name: IOzone's order, unknown names last.
-pub fn op_order(op: &str) -> (usize, String) {
-    let i = op
-        .parse::<Op>()
-        .ok()
-        .and_then(|o| Op::ALL.iter().position(|x| *x == o))
-        .unwrap_or(usize::MAX);
-    (i, op.to_string())
-}
 
 /// Analyses loaded records against `baseline` (default: the first label), calling winners
 /// at `threshold_pct` (see `compare`).
@@ -107,12 +97,11 @@ pub fn analyse(loaded: Loaded, baseline: Option<&str>, threshold_pct: f64) -> Re
 /// The matrices: single-worker records grouped by operation, label and cell, each label
 /// compared with the baseline (throughput and p99), in IOzone's order of operations.
 fn matrices(ok: &[&Record], baseline: &str, threshold_pct: f64) -> Vec<OpData> {
-    type Groups<'a> =
-        BTreeMap<(usize, String), BTreeMap<String, BTreeMap<CellKey, Vec<&'a Record>>>>;
+    type Groups<'a> = BTreeMap<Operation, BTreeMap<String, BTreeMap<CellKey, Vec<&'a Record>>>>;
     let mut groups: Groups = BTreeMap::new();
     for r in ok.iter().filter(|r| r.scope == Scope::Single) {
         groups
-            .entry(op_order(&r.op))
+            .entry(r.op)
             .or_default()
             .entry(r.target.clone())
             .or_default()
@@ -121,7 +110,7 @@ fn matrices(ok: &[&Record], baseline: &str, threshold_pct: f64) -> Vec<OpData> {
             .push(r);
     }
     let mut ops = Vec::new();
-    for ((_, op), per_label) in groups {
+    for (op, per_label) in groups {
         let mut cells: BTreeMap<String, BTreeMap<CellKey, CellStats>> = BTreeMap::new();
         let mut all = std::collections::BTreeSet::new();
         for (label, by_cell) in per_label {
@@ -162,7 +151,7 @@ fn matrices(ok: &[&Record], baseline: &str, threshold_pct: f64) -> Vec<OpData> {
 }
 
 fn throughput_rows(ok: &[&Record], baseline: &str, labels: &[String]) -> Vec<ThroughputRow> {
-    type Key = ((usize, String), u32, u64, u64, usize);
+    type Key = (Operation, u32, u64, u64, usize);
     let mut groups: BTreeMap<Key, BTreeMap<String, Vec<&Record>>> = BTreeMap::new();
     for r in ok.iter().filter(|r| r.scope == Scope::Aggregate) {
         let li = labels
@@ -170,14 +159,14 @@ fn throughput_rows(ok: &[&Record], baseline: &str, labels: &[String]) -> Vec<Thr
             .position(|l| *l == r.target)
             .unwrap_or(usize::MAX);
         groups
-            .entry((op_order(&r.op), r.threads, r.file_size, r.record_size, 0))
+            .entry((r.op, r.threads, r.file_size, r.record_size, 0))
             .or_default()
             .entry(format!("{li:06}\u{1f}{}", r.target))
             .or_default()
             .push(r);
     }
     let mut out = Vec::new();
-    for ((order, threads, file_size, record_size, _), per_label) in groups {
+    for ((op, threads, file_size, record_size, _), per_label) in groups {
         let base_values: Option<Vec<f64>> = per_label
             .iter()
             .find(|(k, _)| k.ends_with(&format!("\u{1f}{baseline}")))
@@ -207,7 +196,7 @@ fn throughput_rows(ok: &[&Record], baseline: &str, labels: &[String]) -> Vec<Thr
             };
             out.push(ThroughputRow {
                 label,
-                op: order.1.clone(),
+                op,
                 threads,
                 file_size,
                 record_size,

@@ -39,7 +39,7 @@ pub fn detect(ops: &[OpData], sources: &[Source]) -> Vec<CacheFlag> {
                         if v * DROP_FACTOR < bv {
                             at.entry(f).or_default().push(CacheFlag {
                                 label: label.clone(),
-                                op: op.op.clone(),
+                                op: op.op,
                                 from_file: bf,
                                 from_kib_s: bv,
                                 to_file: f,

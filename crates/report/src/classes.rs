@@ -93,7 +93,7 @@ pub fn class_rows(ops: &[OpData], labels: &[String], threshold_pct: f64) -> Vec<
                 (None, None, None)
             };
             out.push(ClassRow {
-                op: op.op.clone(),
+                op: op.op,
                 class,
                 stats,
                 winner,

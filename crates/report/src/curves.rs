@@ -6,6 +6,7 @@
 //! highest rate up to which p99 stays under a bound. Statistics only; `workloads` draws.
 
 use crate::stats::median;
+use sharebench_core::operation::Operation;
 use sharebench_core::record::{Record, Scope, Status, WorkloadKind};
 use std::collections::BTreeMap;
 
@@ -42,7 +43,7 @@ pub fn curves(records: &[Record], labels: &[String]) -> Vec<LoadCurve> {
     let mut by: BTreeMap<(&str, u32), Vec<&Record>> = BTreeMap::new();
     for r in records.iter().filter(|r| {
         r.workload == WorkloadKind::Load
-            && r.op == "load"
+            && r.op == Operation::Load
             && r.status == Status::Ok
             && r.scope != Scope::Worker
     }) {
@@ -148,7 +149,7 @@ mod tests {
     fn rec(point: u32, achieved: f64, p50: f64, p99: f64, valid: bool) -> Record {
         let mut r = Record {
             workload: WorkloadKind::Load,
-            op: "load".into(),
+            op: Operation::Load,
             target: "a".into(),
             ..Record::default()
         };

@@ -125,7 +125,7 @@ pub fn generate(a: &Analysis) -> Vec<Finding> {
             };
             out.push(Finding {
                 topic: Topic::Overall,
-                op: op.op.clone(),
+                op: Some(op.op),
                 text,
                 significant: sig,
             });
@@ -152,7 +152,7 @@ pub fn generate(a: &Analysis) -> Vec<Finding> {
             .unwrap_or_default();
         out.push(Finding {
             topic: Topic::Cache,
-            op: c.op.clone(),
+            op: Some(c.op),
             text: format!(
                 "{} {}: throughput falls {:.1}x from {} at {} files to {} at {} files ({} records{}{}), a likely cache effect.",
                 c.label,
@@ -185,7 +185,7 @@ pub fn generate(a: &Analysis) -> Vec<Finding> {
         };
         out.push(Finding {
             topic: Topic::ThroughputMode,
-            op: t.op.clone(),
+            op: Some(t.op),
             text: format!(
                 "{} with {} workers ({} files, {} records): {} children see {} against {} for {} ({}; Welch {}, {verdict}).",
                 t.op,
@@ -273,7 +273,7 @@ fn class_finding(row: &ClassRow, threshold_pct: f64) -> Option<Finding> {
     };
     Some(Finding {
         topic: Topic::SizeClass,
-        op: row.op.clone(),
+        op: Some(row.op),
         text: format!("{main}{small}{peaks}{stability}."),
         significant: sig,
     })
@@ -319,7 +319,7 @@ fn cpu_finding(a: &Analysis, row: &ClassRow) -> Option<Finding> {
     let sig = p.map(|p| p < compare::ALPHA);
     Some(Finding {
         topic: Topic::Cpu,
-        op: row.op.clone(),
+        op: Some(row.op),
         text: format!(
             "For {} files, {}: {} moves {:.0} MiB per CPU second against {:.0} for {} (CPU {} vs {}; Wilcoxon signed-rank {} over {} cells{}).",
             row.class.name(),

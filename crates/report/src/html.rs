@@ -12,6 +12,7 @@ use crate::model::{Analysis, SizeClass, Topic, Verdict};
 use crate::svg;
 use crate::warnings;
 use maud::{html, Markup, PreEscaped, DOCTYPE};
+use sharebench_core::operation::Operation;
 
 const CSS: &str = r#"
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1b1f24;background:#fafafa}
@@ -43,7 +44,7 @@ svg rect.miss{fill:#e6e6e6}
 
 /// One cell of the answer table: the winner of a size class, its margin and verdict, and
 /// the CSS class of that verdict.
-fn class_cell(a: &Analysis, op: &str, class: SizeClass) -> (Markup, &'static str) {
+fn class_cell(a: &Analysis, op: Operation, class: SizeClass) -> (Markup, &'static str) {
     let Some(r) = a.classes.iter().find(|r| r.op == op && r.class == class) else {
         return (html! { "–" }, "");
     };
@@ -175,7 +176,7 @@ fn answer_section(a: &Analysis) -> Markup {
                     tr {
                         th { (op.op) }
                         @for c in SizeClass::ALL {
-                            @let (cell, css) = class_cell(a, &op.op, c);
+                            @let (cell, css) = class_cell(a, op.op, c);
                             td class=(css) { (cell) }
                         }
                     }
@@ -233,7 +234,7 @@ fn warnings_section(a: &Analysis) -> Markup {
                     li {
                         b { (g.kind.name()) } " (" (g.items.len()) " series) — " (g.series())
                         ". Worst, " (worst.label)
-                        @if !worst.op.is_empty() { " " (worst.op) }
+                        @if let Some(op) = worst.op { " " (op) }
                         ": " (worst.text)
                     }
                 }
@@ -280,14 +281,14 @@ fn op_sections(a: &Analysis) -> Markup {
                     }
                 }
                 (crate::latency_html::op_section(a, op))
-                (class_table(a, &op.op))
+                (class_table(a, op.op))
             }
         }
     }
 }
 
 /// An operation's size classes: per target its figures, and the class's verdict.
-fn class_table(a: &Analysis, op: &str) -> Markup {
+fn class_table(a: &Analysis, op: Operation) -> Markup {
     let rows: Vec<_> = a.classes.iter().filter(|r| r.op == op).collect();
     if rows.is_empty() {
         return html! {};

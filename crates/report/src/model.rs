@@ -10,6 +10,7 @@ use crate::load::Kind;
 use crate::stats;
 use sharebench_core::latency::LatencySummary;
 use sharebench_core::manifest::Manifest;
+use sharebench_core::operation::Operation;
 use sharebench_core::record::Record;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -144,7 +145,7 @@ pub(crate) fn by_run(recs: &[&Record]) -> BTreeMap<String, f64> {
 /// Everything about one operation.
 #[derive(Debug, Clone)]
 pub struct OpData {
-    pub op: String,
+    pub op: Operation,
     /// label -> cell -> statistics.
     pub cells: BTreeMap<String, BTreeMap<CellKey, CellStats>>,
     /// label (not the baseline) -> cell -> comparison with the baseline.
@@ -175,7 +176,7 @@ impl OpData {
 #[derive(Debug, Clone)]
 pub struct ThroughputRow {
     pub label: String,
-    pub op: String,
+    pub op: Operation,
     pub threads: u32,
     pub file_size: u64,
     pub record_size: u64,
@@ -454,7 +455,7 @@ pub struct ClassStat {
 /// One operation and class, every label, and who wins.
 #[derive(Debug, Clone)]
 pub struct ClassRow {
-    pub op: String,
+    pub op: Operation,
     pub class: SizeClass,
     pub stats: Vec<ClassStat>,
     pub winner: Option<String>,
@@ -487,7 +488,7 @@ impl ClassRow {
 #[derive(Debug, Clone, PartialEq)]
 pub struct CacheFlag {
     pub label: String,
-    pub op: String,
+    pub op: Operation,
     /// The smaller file with the best throughput at the record size, and its median.
     pub from_file: u64,
     pub from_kib_s: f64,
@@ -556,7 +557,8 @@ impl WarnKind {
 pub struct Warning {
     pub kind: WarnKind,
     pub label: String,
-    pub op: String,
+    /// The operation it concerns; `None` for the label or run as a whole.
+    pub op: Option<Operation>,
     pub text: String,
     /// How many cells or measurements it concerns: the worst of a kind comes first.
     pub affected: usize,
@@ -576,14 +578,13 @@ impl WarningGroup<'_> {
         let mut labels: Vec<(&str, Vec<&str>)> = Vec::new();
         for w in &self.items {
             match labels.iter_mut().find(|(l, _)| *l == w.label) {
-                Some((_, ops)) => ops.push(&w.op),
-                None => labels.push((&w.label, vec![&w.op])),
+                Some((_, ops)) => ops.extend(w.op.map(Operation::name)),
+                None => labels.push((&w.label, w.op.map(Operation::name).into_iter().collect())),
             }
         }
         labels
             .into_iter()
             .map(|(l, ops)| {
-                let ops: Vec<&str> = ops.into_iter().filter(|o| !o.is_empty()).collect();
                 if ops.is_empty() {
                     l.to_string()
                 } else {
@@ -614,7 +615,8 @@ pub enum Topic {
 #[derive(Debug, Clone)]
 pub struct Finding {
     pub topic: Topic,
-    pub op: String,
+    /// The operation it concerns; `None` for the label or run as a whole.
+    pub op: Option<Operation>,
     pub text: String,
     /// `Some(true)` a winner called (significant and beyond the threshold), `Some(false)`
     /// tested without one, `None` not testable.
@@ -692,7 +694,7 @@ impl Tail {
 /// How steady one label is on one operation, over the matrix's cells.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Consistency {
-    pub op: String,
+    pub op: Operation,
     pub label: String,
     pub cells: usize,
     /// Median and worst (with its cell) of the per-cell throughput CV across repetitions.

@@ -2,6 +2,8 @@
 //! scripts (`run` writes it beside results.jsonl, `report` beside report.html). Not: the
 //! analysis (cells, comparisons: results.xlsx has those).
 
+#[cfg(test)]
+use sharebench_core::op::Op;
 use sharebench_core::record::Record;
 use std::io;
 
@@ -92,7 +94,7 @@ pub fn render(records: &[Record]) -> io::Result<Vec<u8>> {
             r.backend.clone(),
             r.client.clone(),
             r.workload.to_string(),
-            r.op.clone(),
+            r.op.to_string(),
             r.file_size.to_string(),
             r.record_size.to_string(),
             r.threads.to_string(),
@@ -176,7 +178,7 @@ mod tests {
         let r = Record {
             run_id: "r1".into(),
             target: "/tmp".into(),
-            op: "write".into(),
+            op: Op::Write.into(),
             scope: Scope::Single,
             ..Default::default()
         };

@@ -715,7 +715,7 @@ mod tests {
             cells.insert((f, 4u64 << 10), stats(1000.0));
         }
         let mut op = OpData {
-            op: "write".into(),
+            op: sharebench_core::op::Op::Write.into(),
             cells: BTreeMap::from([("a".to_string(), cells.clone())]),
             vs_baseline: BTreeMap::new(),
             p99_vs_baseline: BTreeMap::new(),

@@ -13,6 +13,7 @@ use crate::model::{
     Analysis, CellKey, CellStats, Comparison, Finding, OpData, Overall, Topic, Verdict,
 };
 use crate::{compare, findings, format, stats};
+use sharebench_core::operation::Operation;
 use std::collections::BTreeMap;
 
 /// Records up to this size get their operations per second shown beside MB/s: below it
@@ -61,7 +62,7 @@ pub fn consistency(ops: &[OpData], labels: &[String]) -> Vec<Consistency> {
                 .filter(|(_, j)| j.is_finite())
                 .collect();
             out.push(Consistency {
-                op: op.op.clone(),
+                op: op.op,
                 label: label.clone(),
                 cells: cells.len(),
                 cv: median_and_worst(&cv),
@@ -152,7 +153,7 @@ pub fn generate(a: &Analysis) -> Vec<Finding> {
                 out.push(f);
             }
         }
-        if let Some(f) = steadiness_finding(a, &op.op) {
+        if let Some(f) = steadiness_finding(a, op.op) {
             out.push(f);
         }
     }
@@ -248,7 +249,7 @@ fn p99_finding(
     };
     Some(Finding {
         topic: Topic::Latency,
-        op: op.op.clone(),
+        op: Some(op.op),
         text: format!(
             "{head} (geometric mean over the cells; {}); {cell}.",
             findings::evidence_as(&o, "longer", "shorter")
@@ -259,7 +260,7 @@ fn p99_finding(
 
 /// "read: lab:smb is the steadier, ...": observed, not tested (a CV is itself a figure
 /// over the repetitions, so there is nothing left to replicate it with).
-fn steadiness_finding(a: &Analysis, op: &str) -> Option<Finding> {
+fn steadiness_finding(a: &Analysis, op: Operation) -> Option<Finding> {
     let rows: Vec<&Consistency> = a
         .consistency
         .iter()
@@ -283,7 +284,7 @@ fn steadiness_finding(a: &Analysis, op: &str) -> Option<Finding> {
     };
     Some(Finding {
         topic: Topic::Consistency,
-        op: op.to_string(),
+        op: Some(op),
         text: format!(
             "{op}: {} is the steadier from run to run, throughput CV {} against {} for {} (median over the cells; worst {} vs {}){jitter}. Observed, not tested.",
             steady.label,

@@ -45,7 +45,7 @@ pub fn hosts_differ(sources: &[Source]) -> Vec<Warning> {
             Some(Warning {
                 kind: WarnKind::HostsDiffer,
                 label: s.label.clone(),
-                op: String::new(),
+                op: None,
                 text: format!(
                     "the clients of this multi-client run ran on hosts that differ: {list}"
                 ),
@@ -66,7 +66,7 @@ pub fn collect(ops: &[OpData], labels: &[String], records: &[Record]) -> Vec<War
             out.push(Warning {
                 kind: WarnKind::Failed,
                 label: label.clone(),
-                op: first.op.clone(),
+                op: Some(first.op),
                 text: format!(
                     "{} record(s) did not succeed and are left out (first: {} {} / {}: {:?} {})",
                     bad.len(),
@@ -90,7 +90,7 @@ pub fn collect(ops: &[OpData], labels: &[String], records: &[Record]) -> Vec<War
                 out.push(Warning {
                     kind: WarnKind::SingleRep,
                     label: label.clone(),
-                    op: op.op.clone(),
+                    op: Some(op.op),
                     text: format!("{single} of {n} cells have one repetition: no confidence interval and no test"),
                     affected: single,
                 });
@@ -106,7 +106,7 @@ pub fn collect(ops: &[OpData], labels: &[String], records: &[Record]) -> Vec<War
                 out.push(Warning {
                     kind: WarnKind::TooShort,
                     label: label.clone(),
-                    op: op.op.clone(),
+                    op: Some(op.op),
                     text: format!(
                         "{} of {n} cells took under {} s (shortest: {} / {} in {:.5} s): timer and scheduler noise dominate",
                         short.len(),
@@ -129,7 +129,7 @@ pub fn collect(ops: &[OpData], labels: &[String], records: &[Record]) -> Vec<War
                 out.push(Warning {
                     kind: WarnKind::HighVariation,
                     label: label.clone(),
-                    op: op.op.clone(),
+                    op: Some(op.op),
                     text: format!(
                         "{} of {n} cells vary by more than {MAX_CV_PCT}% between repetitions (worst: {} / {}, CV {})",
                         noisy.len(),
@@ -153,7 +153,7 @@ pub fn collect(ops: &[OpData], labels: &[String], records: &[Record]) -> Vec<War
                 out.push(Warning {
                     kind: WarnKind::Outliers,
                     label: label.clone(),
-                    op: op.op.clone(),
+                    op: Some(op.op),
                     text: format!(
                         "{} cells have an outlying repetition, {severe} of them severe (Tukey's fences; a cell's median is not moved by them; e.g. {} / {}: repetition {} at {} against a median of {})",
                         out_cells.len(),
@@ -183,7 +183,7 @@ fn capped(labels: &[String], records: &[Record]) -> Vec<Warning> {
             if let Some(stop) = r.reps_stop {
                 cells.insert(
                     (r.file_size, r.record_size, r.figures.test.clone()),
-                    (stop, r.rep + 1, r.op.clone()),
+                    (stop, r.rep + 1, r.op),
                 );
             }
         }
@@ -195,7 +195,7 @@ fn capped(labels: &[String], records: &[Record]) -> Vec<Warning> {
         out.push(Warning {
             kind: WarnKind::Capped,
             label: label.clone(),
-            op: String::new(),
+            op: None,
             text: format!(
                 "--reps auto: {by_count} of {} units used all their repetitions and {by_time} their time before every median (or ratio) was known to the width asked for; their intervals are wider (see docs/statistics.md)",
                 cells.len()
@@ -227,7 +227,7 @@ fn disturbed(labels: &[String], records: &[Record]) -> Vec<Warning> {
             kind: WarnKind::Disturbed,
             label: label.clone(),
             // Of the whole run, not of one operation: the worst is named in the text.
-            op: String::new(),
+            op: None,
             text: format!(
                 "{} of {} measurements ran while other guests (steal) or other processes took CPU time (worst: {} {} / {} repetition {}, steal {} and others {} of a CPU)",
                 hit.len(),
@@ -253,7 +253,7 @@ mod tests {
         Warning {
             kind,
             label: label.into(),
-            op: op.into(),
+            op: (!op.is_empty()).then(|| op.parse().unwrap()),
             text: format!("{affected} cells"),
             affected,
         }

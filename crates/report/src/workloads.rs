@@ -9,6 +9,7 @@ use crate::model::Analysis;
 use crate::stats::median;
 use crate::svg::esc;
 use maud::{html, Markup, PreEscaped};
+use sharebench_core::operation::Operation;
 use sharebench_core::record::{Record, Scope, Status, WorkloadKind};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -174,12 +175,12 @@ fn metadata(a: &Analysis) -> Markup {
 
 /// Metadata: rate against count (test1 and test2 records that carry the swept count).
 fn rate_curves(a: &Analysis, recs: &[&Record]) -> Markup {
-    let mut curves: BTreeMap<(String, String), BTreeMap<u64, Vec<f64>>> = BTreeMap::new();
+    let mut curves: BTreeMap<(Operation, String), BTreeMap<u64, Vec<f64>>> = BTreeMap::new();
     for r in recs {
         let sweep = matches!(r.figures.test.as_deref(), Some("test1" | "test2"));
         if let (true, Some(n), Some(rate)) = (sweep, r.figures.files, r.figures.ops_per_s) {
             curves
-                .entry((r.op.clone(), r.target.clone()))
+                .entry((r.op, r.target.clone()))
                 .or_default()
                 .entry(n)
                 .or_default()
@@ -191,12 +192,12 @@ fn rate_curves(a: &Analysis, recs: &[&Record]) -> Markup {
     if counts.len() < 2 {
         return html! {};
     }
-    let series = |op: &str| -> Vec<Series> {
+    let series = |op: Operation| -> Vec<Series> {
         a.labels
             .iter()
             .enumerate()
             .filter_map(|(i, l)| {
-                let c = curves.get(&(op.to_string(), l.clone()))?;
+                let c = curves.get(&(op, l.clone()))?;
                 let pts = c.iter().map(|(&n, v)| (n as f64, median(v))).collect();
                 Some((l.clone(), i, false, pts))
             })
@@ -205,7 +206,7 @@ fn rate_curves(a: &Analysis, recs: &[&Record]) -> Markup {
     html! {
         p.note { "Rate against the number of files and directories (test1 creates N files and N directories in one directory, test2 removes them): the seed's curves climb to a peak and taper off where a cache or a server queue saturates. Median operations per second over repetitions; the rate is the count over the summed time of that operation type." }
         div.charts {
-            @for op in ["create-file", "create-dir", "remove-file", "remove-dir"] {
+            @for op in [Operation::CreateFile, Operation::CreateDir, Operation::RemoveFile, Operation::RemoveDir] {
                 @let lines = series(op);
                 @if !lines.is_empty() {
                     (PreEscaped(chart(&format!("{op} rate vs count"), "files (and directories)", "operations/s", &lines)))
@@ -217,11 +218,11 @@ fn rate_curves(a: &Analysis, recs: &[&Record]) -> Markup {
 
 /// Metadata: rate and p99 per test and operation type.
 fn rates_by_test(a: &Analysis, recs: &[&Record]) -> Markup {
-    let mut table: BTreeMap<(String, String), PerLabel<RatesP99>> = BTreeMap::new();
+    let mut table: BTreeMap<(String, Operation), PerLabel<RatesP99>> = BTreeMap::new();
     for r in recs.iter().filter(|r| r.bytes == 0) {
         let test = r.figures.test.clone().unwrap_or_default();
         let e = table
-            .entry((test, r.op.clone()))
+            .entry((test, r.op))
             .or_default()
             .entry(r.target.clone())
             .or_default();
@@ -254,13 +255,13 @@ fn rates_by_test(a: &Analysis, recs: &[&Record]) -> Markup {
 
 /// Metadata: the buffered-read cliff (test5b), buffered against cache-defeated reads.
 fn read_cliff(a: &Analysis, recs: &[&Record]) -> Markup {
-    let mut reads: BTreeMap<(String, String), BTreeMap<u64, Vec<f64>>> = BTreeMap::new();
+    let mut reads: BTreeMap<(String, Operation), BTreeMap<u64, Vec<f64>>> = BTreeMap::new();
     for r in recs
         .iter()
-        .filter(|r| r.op == "read-buffered" || r.op == "read-uncached")
+        .filter(|r| matches!(r.op, Operation::ReadBuffered | Operation::ReadUncached))
     {
         reads
-            .entry((r.target.clone(), r.op.clone()))
+            .entry((r.target.clone(), r.op))
             .or_default()
             .entry(r.file_size)
             .or_default()
@@ -281,14 +282,14 @@ fn read_cliff(a: &Analysis, recs: &[&Record]) -> Markup {
                 (
                     format!(
                         "{label} {}",
-                        if op == "read-buffered" {
+                        if *op == Operation::ReadBuffered {
                             "buffered"
                         } else {
                             "uncached"
                         }
                     ),
                     i,
-                    op != "read-buffered",
+                    *op != Operation::ReadBuffered,
                     pts,
                 )
             })
@@ -308,15 +309,15 @@ fn smallfiles(a: &Analysis) -> Markup {
     }
     // (phase order, phase) -> label -> (seconds, files/s, client cpu %, server cpu %,
     // disk writes, disk flushes)
-    let mut phases: Vec<String> = Vec::new();
-    let mut by: BTreeMap<(usize, String), PerLabel<[Vec<f64>; 6]>> = BTreeMap::new();
+    let mut phases: Vec<Operation> = Vec::new();
+    let mut by: BTreeMap<(usize, Operation), PerLabel<[Vec<f64>; 6]>> = BTreeMap::new();
     for r in &recs {
-        let i = phases.iter().position(|p| p == &r.op).unwrap_or_else(|| {
-            phases.push(r.op.clone());
+        let i = phases.iter().position(|p| *p == r.op).unwrap_or_else(|| {
+            phases.push(r.op);
             phases.len() - 1
         });
         let e = by
-            .entry((i, r.op.clone()))
+            .entry((i, r.op))
             .or_default()
             .entry(r.target.clone())
             .or_default();
@@ -381,7 +382,7 @@ fn stream(a: &Analysis) -> Markup {
     if recs.is_empty() {
         return html! {};
     }
-    type Key = (String, u32, String, String, String);
+    type Key = (String, u32, String, String, Operation);
     /// Throughputs, extents, achieved bit rates, the last note.
     type Row = (Vec<f64>, Vec<f64>, Vec<f64>, Option<String>);
     let mut rows: BTreeMap<Key, Row> = BTreeMap::new();
@@ -403,7 +404,7 @@ fn stream(a: &Analysis) -> Markup {
             g.bitrate_bps
                 .map(|b| format!("{:.1} Mbit/s", b as f64 / 1e6))
                 .unwrap_or_else(|| "unbounded".into()),
-            r.op.clone(),
+            r.op,
         );
         let e = rows.entry(key).or_default();
         e.0.push(r.throughput_kib_s);
@@ -441,7 +442,7 @@ fn stream(a: &Analysis) -> Markup {
     // Playback throughput against the number of streams, one line per target and allocation.
     let mut lines: BTreeMap<(String, String), BTreeMap<u32, Vec<f64>>> = BTreeMap::new();
     for ((t, n, alloc, _, op), (thr, ..)) in &rows {
-        if op == "playback" {
+        if *op == Operation::Playback {
             lines
                 .entry((t.clone(), alloc.clone()))
                 .or_default()

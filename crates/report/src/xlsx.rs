@@ -94,7 +94,7 @@ fn latency_sheet(
     for op in &a.ops {
         for (label, cells) in &op.cells {
             for (k, c) in cells {
-                ws.write_string(row, 0, &op.op).map_err(xerr)?;
+                ws.write_string(row, 0, op.op.name()).map_err(xerr)?;
                 ws.write_string(row, 1, label).map_err(xerr)?;
                 num(ws, row, 2, Some(k.0 as f64))?;
                 num(ws, row, 3, Some(k.1 as f64))?;
@@ -169,7 +169,7 @@ fn classes_sheet(
     let mut row = 1u32;
     for r in &a.classes {
         for s in &r.stats {
-            ws.write_string(row, 0, &r.op).map_err(xerr)?;
+            ws.write_string(row, 0, r.op.name()).map_err(xerr)?;
             ws.write_string(row, 1, format!("{} ({})", r.class.name(), r.class.range()))
                 .map_err(xerr)?;
             ws.write_string(row, 2, &s.label).map_err(xerr)?;
@@ -231,7 +231,7 @@ fn comparison_sheet(
     for op in &a.ops {
         for (label, comps) in &op.vs_baseline {
             for (k, c) in comps {
-                ws.write_string(row, 0, &op.op).map_err(xerr)?;
+                ws.write_string(row, 0, op.op.name()).map_err(xerr)?;
                 ws.write_string(row, 1, label).map_err(xerr)?;
                 ws.write_string(row, 2, &a.baseline).map_err(xerr)?;
                 num(ws, row, 3, Some(k.0 as f64))?;
@@ -299,7 +299,7 @@ fn throughput_sheet(
         )?;
         for (i, t) in a.throughput.iter().enumerate() {
             let row = i as u32 + 1;
-            ws.write_string(row, 0, &t.op).map_err(xerr)?;
+            ws.write_string(row, 0, t.op.name()).map_err(xerr)?;
             num(ws, row, 1, Some(f64::from(t.threads)))?;
             num(ws, row, 2, Some(t.file_size as f64))?;
             num(ws, row, 3, Some(t.record_size as f64))?;

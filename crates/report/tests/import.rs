@@ -14,7 +14,7 @@ fn fixture(name: &str) -> String {
 
 fn find<'a>(rs: &'a [Record], op: &str, threads: u32) -> &'a Record {
     rs.iter()
-        .find(|r| r.op == op && r.threads == threads)
+        .find(|r| r.op.name() == op && r.threads == threads)
         .unwrap_or_else(|| panic!("no {op} x{threads}"))
 }
 
@@ -41,7 +41,7 @@ fn iozone_3506_auto_table_and_throughput_blocks() {
     ];
     assert_eq!(single.len(), expect.len());
     for ((op, v), r) in expect.iter().zip(&single) {
-        assert_eq!((r.op.as_str(), r.throughput_kib_s), (*op, *v));
+        assert_eq!((r.op.name(), r.throughput_kib_s), (*op, *v));
         assert_eq!((r.file_size, r.record_size), (4096 * 1024, 1024));
     }
     let w = find(&got, "write", 4);
@@ -71,7 +71,7 @@ fn iozone_3408_skipped_tests_keep_their_columns() {
         .records;
     let pairs: Vec<(&str, f64)> = got
         .iter()
-        .map(|r| (r.op.as_str(), r.throughput_kib_s))
+        .map(|r| (r.op.name(), r.throughput_kib_s))
         .collect();
     assert_eq!(
         pairs,
@@ -94,7 +94,7 @@ fn iozone_r_report_excerpt() {
     assert_eq!(got.len(), 6);
     assert_eq!(
         (
-            got[2].op.as_str(),
+            got[2].op.name(),
             got[2].file_size,
             got[2].record_size,
             got[2].throughput_kib_s
@@ -102,7 +102,7 @@ fn iozone_r_report_excerpt() {
         ("write", 64 * 1024, 4096, 340306.0)
     );
     assert_eq!(
-        (got[3].op.as_str(), got[3].throughput_kib_s),
+        (got[3].op.name(), got[3].throughput_kib_s),
         ("rewrite", 516994.0)
     );
 }
@@ -114,7 +114,7 @@ fn fio_json_single_job_and_numjobs() {
         .records;
     assert_eq!(got.len(), 1);
     assert_eq!(
-        (got[0].op.as_str(), got[0].record_size, got[0].file_size),
+        (got[0].op.name(), got[0].record_size, got[0].file_size),
         ("write", 65536, 8 << 20)
     );
     assert_eq!(got[0].throughput_kib_s, 4194304000.0 / 1024.0);
@@ -124,7 +124,7 @@ fn fio_json_single_job_and_numjobs() {
     assert_eq!(got.len(), 1);
     let a = &got[0];
     assert_eq!(
-        (a.op.as_str(), a.threads, a.scope),
+        (a.op.name(), a.threads, a.scope),
         ("random-read", 2, Scope::Aggregate)
     );
     assert_eq!(a.throughput_kib_s, (55188210.0 + 57456219.0) / 1024.0);
@@ -225,7 +225,7 @@ fn xlsx_workbook_through_calamine() {
     let got = workbook::parse(&grid, "x.xlsx").unwrap().records;
     assert_eq!(got.len(), 1);
     assert_eq!(
-        (got[0].op.as_str(), got[0].throughput_kib_s),
+        (got[0].op.name(), got[0].throughput_kib_s),
         ("read", 1315194.0)
     );
     assert!(workbook::read_with_calamine(&bytes[..bytes.len() / 2]).is_err());
@@ -289,7 +289,7 @@ fn imported(records: &[Record]) -> Printed {
     let mut out = Printed::new();
     for r in records {
         assert_eq!(r.throughput_kib_s.fract(), 0.0, "{r:?}");
-        let key = (r.op.clone(), r.file_size / 1024, r.record_size / 1024);
+        let key = (r.op.to_string(), r.file_size / 1024, r.record_size / 1024);
         assert!(out.insert(key, r.throughput_kib_s as u64).is_none());
     }
     out

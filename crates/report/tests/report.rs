@@ -70,14 +70,17 @@ fn full_auto_matrix_three_targets_size_and_time() {
     let smb_write = a
         .findings
         .iter()
-        .find(|f| f.op == "write" && f.text.starts_with("write: smb is faster than nfs"))
+        .find(|f| {
+            f.op.map(|o| o.name()) == Some("write")
+                && f.text.starts_with("write: smb is faster than nfs")
+        })
         .expect("smb faster finding");
     assert_eq!(smb_write.significant, Some(true));
     // local is the same model as nfs: no winner, the two are equivalent within 5%.
     let local = a
         .findings
         .iter()
-        .find(|f| f.op == "write" && f.text.contains("local against nfs"))
+        .find(|f| f.op.map(|o| o.name()) == Some("write") && f.text.contains("local against nfs"))
         .expect("local vs nfs finding");
     assert_eq!(local.significant, Some(false), "{}", local.text);
     assert!(
@@ -89,7 +92,7 @@ fn full_auto_matrix_three_targets_size_and_time() {
     assert!(a
         .cache_flags
         .iter()
-        .any(|c| c.op == "read" && c.to_file == 256 << 20 && c.ram_bytes == Some(8 << 30)));
+        .any(|c| c.op.name() == "read" && c.to_file == 256 << 20 && c.ram_bytes == Some(8 << 30)));
     // The environment table marks the mount options as differing.
     assert!(a
         .env
@@ -121,7 +124,7 @@ fn full_auto_matrix_three_targets_size_and_time() {
         .findings
         .iter()
         .find(|f| {
-            f.op == "write"
+            f.op.map(|o| o.name()) == Some("write")
                 && f.text
                     .starts_with("write: nfs's p99 latency is longer than smb's")
         })
@@ -130,21 +133,24 @@ fn full_auto_matrix_three_targets_size_and_time() {
                 "no p99 finding: {:#?}",
                 a.findings
                     .iter()
-                    .filter(|f| f.op == "write")
+                    .filter(|f| f.op.map(|o| o.name()) == Some("write"))
                     .map(|f| &f.text)
                     .collect::<Vec<_>>()
             )
         });
     assert_eq!(tail.significant, Some(true), "{}", tail.text);
     // local is nfs's model: its tail is equivalent.
-    assert!(a.findings.iter().any(|f| f.op == "write"
-        && f.text
-            .starts_with("write: p99 latency of local against nfs: equivalent")));
+    assert!(a
+        .findings
+        .iter()
+        .any(|f| f.op.map(|o| o.name()) == Some("write")
+            && f.text
+                .starts_with("write: p99 latency of local against nfs: equivalent")));
     // IOPS where records are small, in the size classes and their finding.
     let small = a
         .classes
         .iter()
-        .find(|c| c.op == "write" && c.stats.iter().all(|s| s.iops.is_some()))
+        .find(|c| c.op.name() == "write" && c.stats.iter().all(|s| s.iops.is_some()))
         .expect("a class with small records");
     assert!(small.stats.iter().all(|s| s.p99_us.is_some()));
     assert!(a
@@ -155,7 +161,7 @@ fn full_auto_matrix_three_targets_size_and_time() {
     let steady = a
         .findings
         .iter()
-        .find(|f| f.op == "write" && f.text.contains("is the steadier"))
+        .find(|f| f.op.map(|o| o.name()) == Some("write") && f.text.contains("is the steadier"))
         .expect("a consistency finding");
     assert!(
         steady.text.starts_with("write: local is the steadier"),

@@ -46,7 +46,7 @@ fn inputs_sharing_a_label_are_its_runs_and_the_runs_are_the_replicates() {
     }
     // ext4's page cache beat tmpfs in these runs (as sharebench measured it here too):
     // every operation's verdict is a winner.
-    let rewrite = a.classes.iter().find(|r| r.op == "rewrite").unwrap();
+    let rewrite = a.classes.iter().find(|r| r.op.name() == "rewrite").unwrap();
     assert_eq!(rewrite.winner.as_deref(), Some("b"));
     assert_eq!(rewrite.versus.as_ref().unwrap().verdict, Verdict::Faster);
     assert!(

@@ -22,7 +22,7 @@ fn wl(target: &str, workload: WorkloadKind, op: &str, rep: u32) -> Record {
         0.0,
     );
     r.workload = workload;
-    r.op = op.into();
+    r.op = op.parse().unwrap();
     r.throughput_kib_s = 0.0;
     r.bytes = 0;
     r.seconds = 0.1;
@@ -126,7 +126,7 @@ fn workload_sections_render_next_to_the_matrix() {
     })
     .unwrap();
     // The matrices hold only the IOzone operations.
-    let ops: Vec<&str> = a.ops.iter().map(|o| o.op.as_str()).collect();
+    let ops: Vec<&str> = a.ops.iter().map(|o| o.op.name()).collect();
     assert_eq!(ops, ["write", "read"]);
     let h = rendered.text("report.html");
     for needle in [

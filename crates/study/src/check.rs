@@ -7,6 +7,7 @@
 use crate::spec::{Axis, Check, Metric, Shape, DEFAULT_BLOCKS};
 use serde::Serialize;
 use sharebench_core::op::Op;
+use sharebench_core::operation::Operation;
 use sharebench_core::record::{Record, Scope, Status};
 use sharebench_core::size::{parse_size, BareUnit};
 use sharebench_report::analysis::{Analysis, CellKey, CellStats};
@@ -146,8 +147,8 @@ pub fn evaluate(check: &Check, ev: &dyn Evidence, is_claim: bool) -> Outcome {
                 } => better(
                     ev,
                     step,
-                    (a, op),
-                    (b, op_b.as_deref().unwrap_or(op)),
+                    (a, *op),
+                    (b, op_b.unwrap_or(*op)),
                     *metric,
                     *streams,
                 ),
@@ -158,13 +159,13 @@ pub fn evaluate(check: &Check, ev: &dyn Evidence, is_claim: bool) -> Outcome {
                     metric,
                     shape,
                     ..
-                } => curve(data, target, op, *axis, *metric, *shape),
+                } => curve(data, target, *op, *axis, *metric, *shape),
                 Check::Ranking {
                     step,
                     order,
                     op,
                     metric,
-                } => ranking(ev, step, order, op, *metric),
+                } => ranking(ev, step, order, *op, *metric),
                 Check::LoadCapacity { a, b, bound_ms, .. } => {
                     load_capacity(data, a, b, bound_ms * 1000.0)
                 }
@@ -192,7 +193,7 @@ fn cells<'a>(
 ) -> BTreeMap<CellKey, &'a CellStats> {
     a.ops
         .iter()
-        .filter(|o| o.op == op.name())
+        .filter(|o| o.op == Operation::Io(op))
         .filter_map(|o| o.cells.get(label))
         .flat_map(|m| m.iter())
         .filter(|(k, _)| class.is_none_or(|c| SizeClass::of(k.0) == c))
@@ -286,7 +287,7 @@ fn faster_threads(data: &StepData, a: &str, b: &str, ops: &[Op], threads: u32) -
     let row = |label: &str, op: Op| {
         an.throughput
             .iter()
-            .find(|r| r.label == label && r.op == op.name() && r.threads == threads)
+            .find(|r| r.label == label && r.op == Operation::Io(op) && r.threads == threads)
     };
     let (mut favour, mut against, mut parts) = (0, 0, Vec::new());
     for &op in ops {
@@ -559,7 +560,7 @@ fn metric_values<'a>(
     ev: &'a dyn Evidence,
     step: &'a str,
     name: &'a str,
-    op: &str,
+    op: Operation,
     m: Metric,
     streams: Option<u32>,
 ) -> Vec<Sample<'a>> {
@@ -638,8 +639,8 @@ fn show(m: Metric, v: f64) -> String {
 fn better(
     ev: &dyn Evidence,
     step: &str,
-    (a, op_a): (&str, &str),
-    (b, op_b): (&str, &str),
+    (a, op_a): (&str, Operation),
+    (b, op_b): (&str, Operation),
     m: Metric,
     streams: Option<u32>,
 ) -> Outcome {
@@ -806,7 +807,7 @@ fn load_capacity(data: &StepData, a: &str, b: &str, bound_us: f64) -> Outcome {
     }
 }
 
-fn ranking(ev: &dyn Evidence, step: &str, order: &[String], op: &str, m: Metric) -> Outcome {
+fn ranking(ev: &dyn Evidence, step: &str, order: &[String], op: Operation, m: Metric) -> Outcome {
     let mut measured: Vec<(String, Vec<f64>, f64)> = Vec::new();
     let mut missing = Vec::new();
     for t in order {
@@ -926,7 +927,14 @@ fn shape_verdict(shape: Shape, v: &[f64]) -> Verdict {
     }
 }
 
-fn curve(data: &StepData, target: &str, op: &str, axis: Axis, m: Metric, shape: Shape) -> Outcome {
+fn curve(
+    data: &StepData,
+    target: &str,
+    op: Operation,
+    axis: Axis,
+    m: Metric,
+    shape: Shape,
+) -> Outcome {
     let mut by_x: BTreeMap<u64, Vec<f64>> = BTreeMap::new();
     for r in data
         .records
@@ -1058,7 +1066,7 @@ mod tests {
                         records.push(Record {
                             target: target.into(),
                             workload: sharebench_core::record::WorkloadKind::Iozone,
-                            op: "write".into(),
+                            op: Op::Write.into(),
                             file_size: file,
                             record_size: rec,
                             threads: 1,
@@ -1117,7 +1125,7 @@ mod tests {
                     let mut r = Record {
                         target: target.into(),
                         workload: sharebench_core::record::WorkloadKind::Load,
-                        op: "load".into(),
+                        op: Operation::Load,
                         rep,
                         status: Status::Ok,
                         ..Record::default()
@@ -1226,7 +1234,7 @@ mod tests {
             step: "m".into(),
             a: "b".into(),
             b: "a".into(),
-            op: "write".into(),
+            op: Op::Write.into(),
             op_b: None,
             metric: Metric::Throughput,
             streams: None,
@@ -1245,8 +1253,8 @@ mod tests {
             step: "m".into(),
             a: "a".into(),
             b: "a".into(),
-            op: "write".into(),
-            op_b: Some("read".into()),
+            op: Op::Write.into(),
+            op_b: Some(Op::Read.into()),
             metric: Metric::Throughput,
             streams: None,
         };
@@ -1265,7 +1273,7 @@ mod tests {
                 for rep in 0..3u32 {
                     data.records.push(Record {
                         target: target.into(),
-                        op: "write".into(),
+                        op: Op::Write.into(),
                         rep,
                         seconds: 1.0,
                         throughput_kib_s: speed * (1.0 + 0.01 * rep as f64),
@@ -1290,7 +1298,7 @@ mod tests {
             step: "m".into(),
             a: "a".into(),
             b: "b".into(),
-            op: "write".into(),
+            op: Op::Write.into(),
             op_b: None,
             metric: Metric::Throughput,
             streams: None,

@@ -8,6 +8,7 @@ use crate::check::{Outcome, Verdict};
 use crate::state::StepStatus;
 use crate::RunEvidence;
 use maud::{html, Markup};
+use sharebench_core::operation::Operation;
 use sharebench_report::classes::SizeClass;
 use sharebench_report::compare;
 use sharebench_report::html::document;
@@ -171,7 +172,7 @@ fn class_table(v: &RunView) -> Markup {
     if an.classes.is_empty() {
         return html! {};
     }
-    let winner = |op: &str, c: SizeClass| {
+    let winner = |op: Operation, c: SizeClass| {
         an.classes
             .iter()
             .find(|r| r.op == op && r.class == c)
@@ -193,7 +194,7 @@ fn class_table(v: &RunView) -> Markup {
                 tr {
                     th { (op.op) }
                     @for c in SizeClass::ALL {
-                        @match winner(&op.op, c) {
+                        @match winner(op.op, c) {
                             Some((w, m, sig)) => td { (w) " " (format!("{m:+.0}%")) @if sig { " *" } },
                             None => td { "–" },
                         }

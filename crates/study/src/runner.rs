@@ -135,6 +135,7 @@ pub fn next_report_dir(dir: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sharebench_core::op::Op;
     use sharebench_core::plan::Cell;
 
     const STEPS: &str = r#"
@@ -218,7 +219,7 @@ alternate = "g"
             cells: cells.clone(),
             ..Plan::default()
         };
-        let rec = |rep, target: &str, cell: usize, op: &str| Record {
+        let rec = |rep, target: &str, cell: usize, op: Op| Record {
             rep,
             target: target.into(),
             op: op.into(),
@@ -227,11 +228,11 @@ alternate = "g"
             ..Record::default()
         };
         let records = vec![
-            rec(0, "a", 0, "write"),
-            rec(0, "a", 0, "read"),
-            rec(0, "a", 1, "write"),
-            rec(0, "a", 1, "read"),
-            rec(0, "b", 0, "write"),
+            rec(0, "a", 0, Op::Write),
+            rec(0, "a", 0, Op::Read),
+            rec(0, "a", 1, Op::Write),
+            rec(0, "a", 1, Op::Read),
+            rec(0, "b", 0, Op::Write),
         ];
         let (done, kept) = finished_tests(&plan, records);
         assert_eq!(kept.len(), 4);

@@ -7,6 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 use sharebench_core::op::Op;
+use sharebench_core::operation::Operation;
 use sharebench_report::classes::SizeClass;
 use std::collections::BTreeMap;
 
@@ -241,10 +242,10 @@ pub enum Check {
         step: String,
         a: String,
         b: String,
-        op: String,
+        op: Operation,
         /// `b`'s operation, when it differs from `a`'s (create against remove).
         #[serde(default)]
-        op_b: Option<String>,
+        op_b: Option<Operation>,
         metric: Metric,
         /// Only records of this many concurrent streams (the stream workload).
         #[serde(default)]
@@ -255,7 +256,7 @@ pub enum Check {
     Curve {
         step: String,
         target: String,
-        op: String,
+        op: Operation,
         axis: Axis,
         metric: Metric,
         shape: Shape,
@@ -264,7 +265,7 @@ pub enum Check {
     Ranking {
         step: String,
         order: Vec<String>,
-        op: String,
+        op: Operation,
         metric: Metric,
     },
     /// `a` carries more load than `b` before its p99 latency reaches `bound_ms` (the load

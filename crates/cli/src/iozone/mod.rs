@@ -287,7 +287,7 @@ impl<'a, W: Write> AutoTable<'a, W> {
         if r.scope == Scope::Worker {
             return;
         }
-        let Ok(op) = r.op.parse::<Op>() else { return };
+        let Some(op) = r.op.io() else { return };
         let cell = Cell {
             file_size: r.file_size,
             record_size: r.record_size,
@@ -432,7 +432,7 @@ impl<W: Write> ThroughputRun<W> {
     }
 
     fn on_record(&mut self, r: &Record) {
-        let Ok(op) = r.op.parse::<Op>() else { return };
+        let Some(op) = r.op.io() else { return };
         match r.scope {
             Scope::Worker => self.workers.push(r.clone()),
             Scope::Aggregate => {

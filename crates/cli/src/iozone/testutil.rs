@@ -18,7 +18,7 @@ pub fn record(
         backend: "posix".into(),
         client: "kernel".into(),
         workload: sharebench_core::record::WorkloadKind::Iozone,
-        op: op.name().into(),
+        op: op.into(),
         file_size,
         record_size,
         threads: 1,

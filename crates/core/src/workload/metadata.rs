@@ -9,10 +9,15 @@
 use super::{check, OpMeter, WorkloadRun};
 use crate::backend::{read_full, write_all, Backend, OpenOptions, PurgeRequest};
 use crate::buffer::AlignedBuf;
+use crate::latency::LatencyRecorder;
+use crate::operation::Operation;
 use crate::plan::MetadataParams;
 use crate::workload::iozone::PassError;
 use std::io;
 use std::sync::atomic::AtomicBool;
+
+/// Times the tests' calls by the operation each record names.
+pub type Meter = OpMeter<Operation>;
 
 /// Connectathon's names: `file.N` and `dir.N`.
 const FNAME: &str = "file.";
@@ -47,7 +52,7 @@ pub fn walk(
     dir: &str,
     t: Tree,
     how: Walk,
-    m: &mut OpMeter,
+    m: &mut Meter,
     cancel: &AtomicBool,
 ) -> Result<(), PassError> {
     if t.levels == 0 {
@@ -57,10 +62,10 @@ pub fn walk(
         check(cancel)?;
         let p = format!("{dir}/{FNAME}{f}");
         match how {
-            Walk::Create => m.time("create-file", || {
+            Walk::Create => m.time(Operation::CreateFile, || {
                 b.open(&p, OpenOptions::create_new())?.close()
             })?,
-            Walk::Remove => m.time("remove-file", || b.unlink(&p))?,
+            Walk::Remove => m.time(Operation::RemoveFile, || b.unlink(&p))?,
         }
     }
     let next = Tree {
@@ -71,11 +76,11 @@ pub fn walk(
         check(cancel)?;
         let p = format!("{dir}/{DNAME}{d}");
         if how == Walk::Create {
-            m.time("create-dir", || b.mkdir(&p))?;
+            m.time(Operation::CreateDir, || b.mkdir(&p))?;
         }
         walk(b, &p, next, how, m, cancel)?;
         if how == Walk::Remove {
-            m.time("remove-dir", || b.rmdir(&p))?;
+            m.time(Operation::RemoveDir, || b.rmdir(&p))?;
         }
     }
     Ok(())
@@ -88,11 +93,11 @@ pub fn test3(
     b: &dyn Backend,
     dir: &str,
     count: u64,
-    m: &mut OpMeter,
+    m: &mut Meter,
     cancel: &AtomicBool,
 ) -> Result<(), PassError> {
     times(count, cancel, || {
-        let st = m.time("lookup", || b.stat(dir))?;
+        let st = m.time(Operation::Lookup, || b.stat(dir))?;
         if !st.is_dir {
             return Err(io_err(format!("lookup of {dir} did not find a directory")));
         }
@@ -135,15 +140,15 @@ pub fn test4(
     dir: &str,
     files: u64,
     rounds: u64,
-    m: &mut OpMeter,
+    m: &mut Meter,
     cancel: &AtomicBool,
 ) -> Result<(), PassError> {
     each_file_each_round(b, dir, files, rounds, cancel, |i| {
         let p = format!("{dir}/{FNAME}{i}");
         let round = (|| -> Result<(), PassError> {
             for mode in [0o000, 0o666] {
-                m.time("setattr", || b.chmod(&p, mode))?;
-                let st = m.time("getattr", || b.stat(&p))?;
+                m.time(Operation::Setattr, || b.chmod(&p, mode))?;
+                let st = m.time(Operation::Getattr, || b.stat(&p))?;
                 if b.stores_data() && st.mode & 0o777 != mode {
                     return Err(io_err(format!(
                         "{p}: mode is {:o} after chmod {mode:o}",
@@ -183,9 +188,11 @@ fn each_file_each_round(
     Ok(())
 }
 
-/// How test5's uncached read defeated the cache.
+/// How test5's uncached read defeated the cache, and the latency of its write calls
+/// (`write-large` is the whole file as one operation).
 pub struct Test5Result {
     pub purge: String,
+    pub write_calls: LatencyRecorder,
 }
 
 /// test5a and test5b: writes a file of `size` bytes in `io_size` writes (create, write,
@@ -197,37 +204,65 @@ pub fn test5(
     dir: &str,
     size: u64,
     io_size: u64,
-    m: &mut OpMeter,
+    m: &mut Meter,
     cancel: &AtomicBool,
 ) -> Result<Test5Result, PassError> {
     let p = format!("{dir}/bigfile");
     let mut buf = AlignedBuf::filled(io_size as usize);
     let t = std::time::Instant::now();
     let mut f = b.open(&p, OpenOptions::create_new())?;
+    let mut write_calls = LatencyRecorder::new();
     let mut done = 0;
     while done < size {
         check(cancel)?;
         let n = (size - done).min(io_size) as usize;
-        m.time("write-large-io", || {
-            write_all(f.as_mut(), &buf.as_slice()[..n])
-        })?;
+        let call = std::time::Instant::now();
+        write_all(f.as_mut(), &buf.as_slice()[..n])?;
+        write_calls.record_ns(call.elapsed().as_nanos() as u64);
         done += n as u64;
     }
     f.close()?;
-    m.record_whole("write-large", t.elapsed(), size);
-    read_pass(b, &p, size, false, &mut buf, "read-buffered", m, cancel)?;
+    m.record_whole(Operation::WriteLarge, t.elapsed(), size);
+    read_pass(
+        b,
+        &p,
+        size,
+        false,
+        &mut buf,
+        Operation::ReadBuffered,
+        m,
+        cancel,
+    )?;
     let purge = match b.purge_cache(&p, PurgeRequest::Drop) {
         Ok(how) => {
-            read_pass(b, &p, size, false, &mut buf, "read-uncached", m, cancel)?;
+            read_pass(
+                b,
+                &p,
+                size,
+                false,
+                &mut buf,
+                Operation::ReadUncached,
+                m,
+                cancel,
+            )?;
             how.name().to_string()
         }
         Err(_) => {
-            read_pass(b, &p, size, true, &mut buf, "read-uncached", m, cancel)?;
+            read_pass(
+                b,
+                &p,
+                size,
+                true,
+                &mut buf,
+                Operation::ReadUncached,
+                m,
+                cancel,
+            )?;
             "o_direct".to_string()
         }
     };
     b.unlink(&p)?;
-    Ok(Test5Result { purge })
+    Ok(Test5Result { purge, write_calls })
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -237,8 +272,8 @@ fn read_pass(
     size: u64,
     direct: bool,
     buf: &mut AlignedBuf,
-    op: &'static str,
-    m: &mut OpMeter,
+    op: Operation,
+    m: &mut Meter,
     cancel: &AtomicBool,
 ) -> Result<(), PassError> {
     let t = std::time::Instant::now();
@@ -272,13 +307,13 @@ pub fn test6(
     dir: &str,
     files: u64,
     rounds: u64,
-    m: &mut OpMeter,
+    m: &mut Meter,
     cancel: &AtomicBool,
 ) -> Result<(), PassError> {
     make_files(b, dir, FNAME, files)?;
     for _ in 0..rounds {
         check(cancel)?;
-        let entries = m.time("readdir", || b.readdir(dir))?;
+        let entries = m.time(Operation::Readdir, || b.readdir(dir))?;
         if b.stores_data() {
             let found = entries
                 .iter()
@@ -307,19 +342,19 @@ pub fn test7(
     dir: &str,
     files: u64,
     rounds: u64,
-    m: &mut OpMeter,
+    m: &mut Meter,
     cancel: &AtomicBool,
 ) -> Result<(), PassError> {
     each_file_each_round(b, dir, files, rounds, cancel, |i| {
         let old = format!("{dir}/{FNAME}{i}");
         let new = format!("{dir}/newfile.{i}");
-        m.time("rename", || b.rename(&old, &new))?;
-        m.time("link", || b.link(&new, &old))?;
+        m.time(Operation::Rename, || b.rename(&old, &new))?;
+        m.time(Operation::Link, || b.link(&new, &old))?;
         let st = b.stat(&old)?;
         if b.stores_data() && st.nlink != 2 {
             return Err(io_err(format!("{old}: link count {} after link", st.nlink)));
         }
-        m.time("unlink", || b.unlink(&new))?;
+        m.time(Operation::Unlink, || b.unlink(&new))?;
         Ok(())
     })
 }
@@ -331,7 +366,7 @@ pub fn test8(
     dir: &str,
     files: u64,
     rounds: u64,
-    m: &mut OpMeter,
+    m: &mut Meter,
     cancel: &AtomicBool,
 ) -> Result<(), PassError> {
     for _ in 0..rounds {
@@ -339,12 +374,12 @@ pub fn test8(
             check(cancel)?;
             let link = format!("{dir}/{FNAME}{i}");
             let target = format!("/this/is/a/symlink{i}");
-            m.time("symlink", || b.symlink(&target, &link))?;
-            let got = m.time("readlink", || b.readlink(&link))?;
+            m.time(Operation::Symlink, || b.symlink(&target, &link))?;
+            let got = m.time(Operation::Readlink, || b.readlink(&link))?;
             if b.stores_data() && got != target {
                 return Err(io_err(format!("readlink {link} gave {got}, not {target}")));
             }
-            m.time("unlink", || b.unlink(&link))?;
+            m.time(Operation::Unlink, || b.unlink(&link))?;
         }
     }
     Ok(())
@@ -355,11 +390,11 @@ pub fn test9(
     b: &dyn Backend,
     dir: &str,
     count: u64,
-    m: &mut OpMeter,
+    m: &mut Meter,
     cancel: &AtomicBool,
 ) -> Result<(), PassError> {
     times(count, cancel, || {
-        m.time("statfs", || b.statfs(dir))?;
+        m.time(Operation::Statfs, || b.statfs(dir))?;
         Ok(())
     })
 }
@@ -367,7 +402,7 @@ pub fn test9(
 /// Runs the basic tests once (one repetition on one target) and emits their records.
 pub fn run(w: &mut WorkloadRun, p: &MetadataParams) -> Result<(), PassError> {
     let base = w.target.workdir.file(&format!("meta-r{}", w.rep));
-    w.phase = "setup".into();
+    w.phase = Operation::Setup;
     w.backend().mkdir(&base)?;
     let cancel = w.cancel;
     // test1/test2: the sweep, or Connectathon's tree.
@@ -385,8 +420,11 @@ pub fn run(w: &mut WorkloadRun, p: &MetadataParams) -> Result<(), PassError> {
             files,
             dirs,
         };
-        for (test, how) in [("test1", Walk::Create), ("test2", Walk::Remove)] {
-            w.phase = test.into();
+        for (test, how) in [
+            (Operation::Test1, Walk::Create),
+            (Operation::Test2, Walk::Remove),
+        ] {
+            w.phase = test;
             let mut m = OpMeter::default();
             w.start_together()?;
             let span = w.span();
@@ -398,50 +436,61 @@ pub fn run(w: &mut WorkloadRun, p: &MetadataParams) -> Result<(), PassError> {
         w.progress(0, &format!("test1/test2 {tf} files {td} dirs"));
     }
     type Simple =
-        fn(&dyn Backend, &str, &MetadataParams, &mut OpMeter, &AtomicBool) -> Result<(), PassError>;
-    let simple: [(&str, Simple); 6] = [
-        ("test3", |b, d, p, m, c| test3(b, d, p.lookups, m, c)),
-        ("test4", |b, d, p, m, c| {
+        fn(&dyn Backend, &str, &MetadataParams, &mut Meter, &AtomicBool) -> Result<(), PassError>;
+    let simple: [(Operation, Simple); 6] = [
+        (Operation::Test3, |b, d, p, m, c| {
+            test3(b, d, p.lookups, m, c)
+        }),
+        (Operation::Test4, |b, d, p, m, c| {
             test4(b, d, p.attr_files, p.attr_rounds, m, c)
         }),
-        ("test6", |b, d, p, m, c| {
+        (Operation::Test6, |b, d, p, m, c| {
             test6(b, d, p.readdir_files, p.readdir_rounds, m, c)
         }),
-        ("test7", |b, d, p, m, c| {
+        (Operation::Test7, |b, d, p, m, c| {
             test7(b, d, p.attr_files, p.link_rounds, m, c)
         }),
-        ("test8", |b, d, p, m, c| {
+        (Operation::Test8, |b, d, p, m, c| {
             test8(b, d, p.attr_files, p.symlink_rounds, m, c)
         }),
-        ("test9", |b, d, p, m, c| test9(b, d, p.statfs_calls, m, c)),
+        (Operation::Test9, |b, d, p, m, c| {
+            test9(b, d, p.statfs_calls, m, c)
+        }),
     ];
     for (i, (test, f)) in simple.iter().enumerate() {
         if i == 2 {
             // test5 comes between test4 and test6.
             for &size in &p.file_sizes {
-                w.phase = "test5".into();
+                w.phase = Operation::Test5;
                 let mut m = OpMeter::default();
                 w.start_together()?;
                 let span = w.span();
                 let r = test5(w.backend(), &base, size, p.io_size, &mut m, cancel)?;
                 let end = w.finish(span);
-                emit(w, "test5", &m, &end, None, Some((size, p.io_size, r.purge)))?;
+                emit(
+                    w,
+                    Operation::Test5,
+                    &m,
+                    &end,
+                    None,
+                    Some((size, p.io_size, &r)),
+                )?;
                 w.progress(
                     size * 3,
                     &format!("test5 {}", crate::size::format_size(size)),
                 );
             }
         }
-        w.phase = (*test).into();
+        w.phase = *test;
         let mut m = OpMeter::default();
         w.start_together()?;
         let span = w.span();
         f(w.backend(), &base, p, &mut m, cancel)?;
         let end = w.finish(span);
-        emit(w, test, &m, &end, None, None)?;
-        w.progress(0, test);
+        emit(w, *test, &m, &end, None, None)?;
+        w.progress(0, test.name());
     }
-    w.phase = "cleanup".into();
+    w.phase = Operation::Cleanup;
     super::remove_tree(w.backend(), &base)?;
     Ok(())
 }
@@ -451,17 +500,14 @@ pub fn run(w: &mut WorkloadRun, p: &MetadataParams) -> Result<(), PassError> {
 /// wall time.
 fn emit(
     w: &mut WorkloadRun,
-    test: &str,
-    m: &OpMeter,
+    test: Operation,
+    m: &Meter,
     end: &super::SpanEnd,
     tree: Option<(u64, u64)>,
-    large: Option<(u64, u64, String)>,
+    large: Option<(u64, u64, &Test5Result)>,
 ) -> Result<(), PassError> {
     let total_ns = m.total_ns().max(1) as f64;
     for s in &m.ops {
-        if s.op == "write-large-io" {
-            continue;
-        }
         let mut r = w.record(s.op, &end.started_at);
         let seconds = s.ns as f64 / 1e9;
         let share = s.ns as f64 / total_ns;
@@ -485,7 +531,7 @@ fn emit(
             disk: None,
         };
         w.close_span(&mut r, &ends);
-        r.figures.test = Some(test.into());
+        r.figures.test = Some(test.name().into());
         r.figures.count = Some(s.count);
         r.figures.ops_per_s = Some(if seconds > 0.0 {
             s.count as f64 / seconds
@@ -497,7 +543,7 @@ fn emit(
             r.figures.files = Some(files);
             r.figures.dirs = Some(dirs);
         }
-        if let Some((size, io_size, purge)) = &large {
+        if let Some((size, io_size, t5)) = &large {
             r.file_size = *size;
             r.record_size = *io_size;
             r.bytes = s.bytes;
@@ -506,15 +552,13 @@ fn emit(
             } else {
                 0.0
             };
-            if s.op == "write-large" {
+            if s.op == Operation::WriteLarge {
                 // Latency of the write calls, not of the one whole-file operation.
-                if let Some(io) = m.get("write-large-io") {
-                    r.latency = io.latency.summary();
-                }
+                r.latency = t5.write_calls.summary();
             }
-            if s.op == "read-uncached" {
-                r.cache_purge = Some(purge.clone());
-                r.direct = purge == "o_direct";
+            if s.op == Operation::ReadUncached {
+                r.cache_purge = Some(t5.purge.clone());
+                r.direct = t5.purge == "o_direct";
             }
         }
         w.emit(&r)?;
@@ -523,10 +567,10 @@ fn emit(
     // filecreate/filedelete rates are (the per-type records above divide by the time
     // inside their calls only).
     if large.is_none() {
-        let mut r = w.record("whole-test", &end.started_at);
+        let mut r = w.record(Operation::WholeTest, &end.started_at);
         w.close_span(&mut r, end);
         let count: u64 = m.ops.iter().map(|s| s.count).sum();
-        r.figures.test = Some(test.into());
+        r.figures.test = Some(test.name().into());
         r.figures.count = Some(count);
         r.figures.ops_per_s = Some(if end.seconds > 0.0 {
             count as f64 / end.seconds
@@ -577,8 +621,8 @@ mod tests {
         // levels 2, files 2, dirs 2: 2 + 2*2 files, 2 + 2*2 directories (the last level's
         // directories are made, and stay empty).
         assert_eq!(MetadataParams::tree_counts(2, 2, 2), (6, 6));
-        assert_eq!(m.get("create-file").unwrap().count, 6);
-        assert_eq!(m.get("create-dir").unwrap().count, 6);
+        assert_eq!(m.get(Operation::CreateFile).unwrap().count, 6);
+        assert_eq!(m.get(Operation::CreateDir).unwrap().count, 6);
         let mut m = OpMeter::default();
         walk(&fs, "t", tree, Walk::Remove, &mut m, &no()).unwrap();
         let log = fs.take();
@@ -590,8 +634,8 @@ mod tests {
                 "unlink t/dir.0/file.0"
             ]
         );
-        assert_eq!(m.get("remove-file").unwrap().count, 6);
-        assert_eq!(m.get("remove-dir").unwrap().count, 6);
+        assert_eq!(m.get(Operation::RemoveFile).unwrap().count, 6);
+        assert_eq!(m.get(Operation::RemoveDir).unwrap().count, 6);
         assert!(fs.nodes.lock().unwrap().is_empty());
         // Connectathon's default tree: levels 5, files 5, dirs 2.
         assert_eq!(MetadataParams::tree_counts(5, 5, 2), (155, 62));
@@ -618,7 +662,7 @@ mod tests {
         assert_eq!(&log[1..5], round);
         assert_eq!(&log[5..9], round);
         assert_eq!(log[9], "unlink d/file.0");
-        assert_eq!(m.get("setattr").unwrap().count, 4);
+        assert_eq!(m.get(Operation::Setattr).unwrap().count, 4);
 
         let r = test5(&fs, "d", 20_000, 8192, &mut m, &no()).unwrap();
         assert_eq!(r.purge, "none-needed");
@@ -632,8 +676,8 @@ mod tests {
                 "unlink d/bigfile"
             ]
         );
-        assert_eq!(m.get("write-large-io").unwrap().count, 3);
-        assert_eq!(m.get("write-large").unwrap().bytes, 20_000);
+        assert_eq!(r.write_calls.summary().lat_count, 3);
+        assert_eq!(m.get(Operation::WriteLarge).unwrap().bytes, 20_000);
 
         test6(&fs, "d", 2, 2, &mut m, &no()).unwrap();
         assert_eq!(

@@ -19,6 +19,7 @@ use crate::backend::{Backend, FileStat};
 use crate::cpu::{CpuSnapshot, CpuUsage};
 use crate::disk_io::DiskIo;
 use crate::latency::LatencyRecorder;
+use crate::operation::Operation;
 use crate::plan::Plan;
 use crate::ranks::{Go, Ranks, Ready};
 use crate::record::{Record, Status};
@@ -75,8 +76,10 @@ pub struct WorkloadRun<'a> {
     pub cancel: &'a AtomicBool,
     pub observer: &'a mut dyn Observer,
     pub summary: &'a mut RunSummary,
-    /// The operation under way, named in the failed record if it fails.
-    pub phase: String,
+    /// The operation under way, named in the failed record if it fails, and what more the
+    /// record's error should say of it ("load point 3 (1200 requests/s)").
+    pub phase: Operation,
+    pub phase_detail: Option<String>,
     /// The clients of a multi-client run (`Solo` for one).
     pub ranks: &'a dyn Ranks,
     pub gather: Gather,
@@ -103,7 +106,7 @@ impl WorkloadRun<'_> {
     }
 
     /// A record of this workload with everything but the figures filled in.
-    pub fn record(&self, op: &str, started_at: &str) -> Record {
+    pub fn record(&self, op: Operation, started_at: &str) -> Record {
         let info = self.target.backend.info();
         Record {
             run_id: self.run_id.to_string(),
@@ -111,7 +114,7 @@ impl WorkloadRun<'_> {
             backend: info.backend,
             client: info.client,
             workload: self.plan.workload.kind(),
-            op: op.into(),
+            op,
             threads: 1,
             rep: self.rep,
             include_close: true,
@@ -298,22 +301,28 @@ pub fn set_cpu(r: &mut Record, cpu: &CpuUsage, seconds: f64) {
 }
 
 /// Counts, time and latency of one operation type.
-pub struct OpStats {
-    pub op: &'static str,
+pub struct OpStats<K> {
+    pub op: K,
     pub count: u64,
     pub ns: u64,
     pub bytes: u64,
     pub latency: LatencyRecorder,
 }
 
-/// Times operations by type, in the order types are first seen.
-#[derive(Default)]
-pub struct OpMeter {
-    pub ops: Vec<OpStats>,
+/// Times operations by type (`K`: an `Operation`, or a workload's own names for calls it
+/// does not record one by one), in the order types are first seen.
+pub struct OpMeter<K> {
+    pub ops: Vec<OpStats<K>>,
 }
 
-impl OpMeter {
-    fn slot(&mut self, op: &'static str) -> &mut OpStats {
+impl<K> Default for OpMeter<K> {
+    fn default() -> Self {
+        OpMeter { ops: Vec::new() }
+    }
+}
+
+impl<K: Copy + PartialEq> OpMeter<K> {
+    fn slot(&mut self, op: K) -> &mut OpStats<K> {
         let i = match self.ops.iter().position(|s| s.op == op) {
             Some(i) => i,
             None => {
@@ -332,11 +341,7 @@ impl OpMeter {
 
     /// Runs `f` as one operation of type `op`, timing it.
     #[inline]
-    pub fn time<T>(
-        &mut self,
-        op: &'static str,
-        f: impl FnOnce() -> io::Result<T>,
-    ) -> io::Result<T> {
+    pub fn time<T>(&mut self, op: K, f: impl FnOnce() -> io::Result<T>) -> io::Result<T> {
         let t = Instant::now();
         let r = f();
         let ns = t.elapsed().as_nanos() as u64;
@@ -348,7 +353,7 @@ impl OpMeter {
     }
 
     /// Counts one whole operation of `bytes` that took `d` (e.g. a file written in many calls).
-    pub fn record_whole(&mut self, op: &'static str, d: std::time::Duration, bytes: u64) {
+    pub fn record_whole(&mut self, op: K, d: std::time::Duration, bytes: u64) {
         let ns = d.as_nanos() as u64;
         let s = self.slot(op);
         s.count += 1;
@@ -357,11 +362,11 @@ impl OpMeter {
         s.latency.record_ns(ns);
     }
 
-    pub fn add_bytes(&mut self, op: &'static str, bytes: u64) {
+    pub fn add_bytes(&mut self, op: K, bytes: u64) {
         self.slot(op).bytes += bytes;
     }
 
-    pub fn get(&self, op: &str) -> Option<&OpStats> {
+    pub fn get(&self, op: K) -> Option<&OpStats<K>> {
         self.ops.iter().find(|s| s.op == op)
     }
 

@@ -7,6 +7,7 @@
 use super::tree::{self, Tree};
 use super::{check, OpMeter, WorkloadRun};
 use crate::backend::{write_all, Backend, OpenOptions};
+use crate::operation::Operation;
 use crate::plan::SmallfilesParams;
 use crate::workload::iozone::PassError;
 use std::io;
@@ -15,8 +16,13 @@ use std::process::Command;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-/// The phases, in order.
-pub const PHASES: [&str; 4] = ["copy", "resync-nochange", "resync-modified", "delete"];
+/// The phases, in order: sharebench's own copier's, and the real rsync's.
+pub const PHASES: [(Operation, Operation); 4] = [
+    (Operation::Copy, Operation::RsyncCopy),
+    (Operation::ResyncNochange, Operation::RsyncResyncNochange),
+    (Operation::ResyncModified, Operation::RsyncResyncModified),
+    (Operation::Delete, Operation::RsyncDelete),
+];
 
 /// The files a modification changes: about `pct` per cent, chosen by position.
 pub fn modified(tree: &Tree, pct: u32) -> Vec<usize> {
@@ -93,7 +99,7 @@ pub fn copy(
     sync: bool,
     dst: &str,
     t: &Tree,
-    m: &mut OpMeter,
+    m: &mut OpMeter<&'static str>,
     cancel: &AtomicBool,
 ) -> Result<PhaseFigures, PassError> {
     let mut fig = PhaseFigures::default();
@@ -131,7 +137,7 @@ pub fn resync(
     dst: &str,
     t: &Tree,
     compare_times: bool,
-    m: &mut OpMeter,
+    m: &mut OpMeter<&'static str>,
     cancel: &AtomicBool,
 ) -> Result<PhaseFigures, PassError> {
     let mut fig = PhaseFigures::default();
@@ -161,7 +167,7 @@ pub fn delete(
     b: &dyn Backend,
     dst: &str,
     t: &Tree,
-    m: &mut OpMeter,
+    m: &mut OpMeter<&'static str>,
     cancel: &AtomicBool,
 ) -> Result<PhaseFigures, PassError> {
     let mut fig = PhaseFigures::default();
@@ -297,7 +303,7 @@ pub fn run(w: &mut WorkloadRun, p: &SmallfilesParams) -> Result<(), PassError> {
     let base = w.target.workdir.file(&format!("sf-r{}", w.rep));
     let dst = format!("{base}/tree");
     let cancel = w.cancel;
-    w.phase = "setup".into();
+    w.phase = Operation::Setup;
     w.backend().mkdir(&base)?;
     let info = w.backend().info();
     let rsync = if p.with_rsync {
@@ -317,15 +323,15 @@ pub fn run(w: &mut WorkloadRun, p: &SmallfilesParams) -> Result<(), PassError> {
     };
     let which = modified(&t, p.modify_pct);
     let mut times_unsupported = false;
-    for phase in PHASES {
-        if phase == "resync-modified" {
+    for (phase, rsync_phase) in PHASES {
+        if phase == Operation::ResyncModified {
             modify(&mut t, &which);
             if let Some((src, _)) = &rsync {
                 src.write(&t, Some(&which))?;
             }
         }
         // The built-in copier.
-        w.phase = phase.into();
+        w.phase = phase;
         check(cancel)?;
         let mut m = OpMeter::default();
         w.start_together()?;
@@ -333,8 +339,8 @@ pub fn run(w: &mut WorkloadRun, p: &SmallfilesParams) -> Result<(), PassError> {
         let b = w.backend();
         let sync = w.plan.timing.sync;
         let fig = match phase {
-            "copy" => copy(b, sync, &dst, &t, &mut m, cancel)?,
-            "delete" => delete(b, &dst, &t, &mut m, cancel)?,
+            Operation::Copy => copy(b, sync, &dst, &t, &mut m, cancel)?,
+            Operation::Delete => delete(b, &dst, &t, &mut m, cancel)?,
             _ => resync(b, sync, &dst, &t, !times_unsupported, &mut m, cancel)?,
         };
         let end = w.finish(span);
@@ -353,55 +359,58 @@ pub fn run(w: &mut WorkloadRun, p: &SmallfilesParams) -> Result<(), PassError> {
             r.figures.note = Some("modification times not kept: the target cannot set them".into());
         }
         w.emit(&r)?;
-        w.progress(fig.bytes, phase);
+        w.progress(fig.bytes, phase.name());
 
         // The real rsync, side by side.
         if let Some((src, rdst)) = &rsync {
-            let op = format!("rsync-{phase}");
-            w.phase = op.clone();
+            w.phase = rsync_phase;
             check(cancel)?;
             let (u0, s0) = children_cpu();
             w.start_together()?;
             let span = w.span();
             let from = format!(
                 "{}/",
-                if phase == "delete" {
+                if phase == Operation::Delete {
                     src.empty()
                 } else {
                     src.tree()
                 }
                 .display()
             );
-            run_rsync(&[Path::new(&from), rdst], phase == "delete", cancel)?;
+            run_rsync(
+                &[Path::new(&from), rdst],
+                phase == Operation::Delete,
+                cancel,
+            )?;
             let mut end = w.finish(span);
             let (u1, s1) = children_cpu();
             end.cpu.user_s += u1 - u0;
             end.cpu.sys_s += s1 - s0;
             end.cpu.total_s += (u1 - u0) + (s1 - s0);
-            let mut r = w.record(&op, &end.started_at);
+            let mut r = w.record(rsync_phase, &end.started_at);
             w.close_span(&mut r, &end);
             let fig = PhaseFigures {
                 files_examined: tree::FILES,
                 files_written: match phase {
-                    "copy" => tree::FILES,
-                    "resync-modified" => which.len() as u64,
+                    Operation::Copy => tree::FILES,
+                    Operation::ResyncModified => which.len() as u64,
                     _ => 0,
                 },
                 bytes: match phase {
-                    "copy" => t.total_bytes(),
-                    "resync-modified" => which.iter().map(|&i| t.files[i].size).sum(),
+                    Operation::Copy => t.total_bytes(),
+                    Operation::ResyncModified => which.iter().map(|&i| t.files[i].size).sum(),
                     _ => 0,
                 },
                 times_unsupported: false,
             };
             fill(&mut r, &t, &fig, end.seconds);
             w.emit(&r)?;
-            if phase == "delete" {
+            if phase == Operation::Delete {
                 let _ = std::fs::remove_dir(rdst);
             }
         }
     }
-    w.phase = "cleanup".into();
+    w.phase = Operation::Cleanup;
     super::remove_tree(w.backend(), &base)?;
     Ok(())
 }

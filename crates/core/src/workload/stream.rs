@@ -10,6 +10,7 @@ use crate::backend::{pread_full, pwrite_all, Backend, FileHandle, OpenOptions, P
 use crate::buffer::AlignedBuf;
 use crate::cpu::{CpuSnapshot, CpuUsage};
 use crate::latency::LatencyRecorder;
+use crate::operation::Operation;
 use crate::plan::{Prealloc, PreallocHints, StreamParams, MIB};
 use crate::record::{Record, Scope};
 use crate::workload::iozone::PassError;
@@ -275,19 +276,19 @@ fn fragmentation(
 /// Runs every stream count once (one repetition on one target) and emits the records.
 pub fn run(w: &mut WorkloadRun, p: &StreamParams) -> Result<(), PassError> {
     let base = w.target.workdir.file(&format!("stream-r{}", w.rep));
-    w.phase = "setup".into();
+    w.phase = Operation::Setup;
     w.backend().mkdir(&base)?;
     for &n in &p.streams {
         let files: Vec<String> = (0..n).map(|i| format!("{base}/s{n}-{i}.mpg")).collect();
-        w.phase = "record".into();
+        w.phase = Operation::Record;
         check(w.cancel)?;
         let (rec, end) = together(w, &files, p, record_stream)?;
         let frag = fragmentation(w.backend(), w.target.server_view.as_deref(), &files);
-        emit(w, "record", p, n, &rec, &end, &frag)?;
+        emit(w, Operation::Record, p, n, &rec, &end, &frag)?;
         w.progress(p.stream_size * u64::from(n), &format!("record x{n}"));
 
         // A cold cache for playback.
-        w.phase = "playback".into();
+        w.phase = Operation::Playback;
         let mut purge = None;
         for f in &files {
             match w.backend().purge_cache(f, PurgeRequest::Drop) {
@@ -331,9 +332,9 @@ pub fn run(w: &mut WorkloadRun, p: &StreamParams) -> Result<(), PassError> {
         }
         check(w.cancel)?;
         let (play, end) = together(w, &files, p, play_stream)?;
-        emit_with(w, "playback", p, n, &play, &end, &frag, purge)?;
+        emit_with(w, Operation::Playback, p, n, &play, &end, &frag, purge)?;
         w.progress(p.stream_size * u64::from(n), &format!("playback x{n}"));
-        w.phase = "cleanup".into();
+        w.phase = Operation::Cleanup;
         for f in &files {
             w.backend().unlink(f)?;
         }
@@ -344,7 +345,7 @@ pub fn run(w: &mut WorkloadRun, p: &StreamParams) -> Result<(), PassError> {
 
 fn emit(
     w: &mut WorkloadRun,
-    op: &str,
+    op: Operation,
     p: &StreamParams,
     n: u32,
     outs: &[StreamOutcome],
@@ -394,7 +395,7 @@ fn fill_aggregate(
 #[allow(clippy::too_many_arguments)]
 fn emit_with(
     w: &mut WorkloadRun,
-    op: &str,
+    op: Operation,
     p: &StreamParams,
     n: u32,
     outs: &[StreamOutcome],
@@ -408,7 +409,7 @@ fn emit_with(
         r.threads = n;
         r.file_size = p.stream_size;
         r.record_size = p.io_size;
-        r.include_fsync = op == "record";
+        r.include_fsync = op == Operation::Record;
         r.cache_purge = purge.clone();
         let g = &mut r.figures;
         g.streams = Some(n);
@@ -487,7 +488,7 @@ fn emit_with(
             }
             r.figures.note = note.clone();
         }
-        if op == "record" && r.scope != Scope::Worker {
+        if op == Operation::Record && r.scope != Scope::Worker {
             r.figures.count = Some(outs.iter().map(|o| o.hint_writes).sum());
         }
     }

@@ -7,6 +7,7 @@
 
 use super::iozone::PassError;
 use super::{End, Runner, WorkloadRun};
+use crate::operation::Operation;
 use crate::plan::{Plan, Workload, WHOLE_TEST};
 use crate::ranks::{Go, Ready};
 use crate::record::{Record, Status};
@@ -46,7 +47,7 @@ impl Runner for WholeTest {
             (_, Go::Stop(why)) | (Err(why), Go::On) => why,
             (Ok(()), Go::On) => return Ok(End::Done),
         };
-        let mut r = w.record("preflight", &super::now_rfc3339());
+        let mut r = w.record(Operation::Preflight, &super::now_rfc3339());
         r.status = Status::Failed;
         r.error = Some(why.clone());
         if let Err(PassError::Io(e)) = w.emit(&r) {
@@ -76,9 +77,12 @@ pub fn conclude(w: &mut WorkloadRun, ran: Result<(), PassError>) -> io::Result<E
             Ok(End::Interrupted)
         }
         Err(PassError::Io(e)) => {
-            let mut r = w.record(&w.phase, &super::now_rfc3339());
+            let mut r = w.record(w.phase, &super::now_rfc3339());
             r.status = Status::Failed;
-            r.error = Some(e.to_string());
+            r.error = Some(match &w.phase_detail {
+                Some(detail) => format!("{detail}: {e}"),
+                None => e.to_string(),
+            });
             match w.emit(&r) {
                 Ok(()) | Err(PassError::Interrupted) => {}
                 Err(PassError::Io(e)) => return Err(e),

@@ -6,6 +6,8 @@
 use super::{record, Imported};
 use serde_json::Value;
 use sharebench_core::latency::LatencySummary;
+use sharebench_core::op::Op;
+use sharebench_core::operation::Operation;
 use sharebench_core::record::WorkloadKind;
 use sharebench_core::record::{Record, Scope, ThroughputSummary};
 use sharebench_core::size::{parse_size, BareUnit};
@@ -28,17 +30,17 @@ fn opt<'a>(job: &'a Value, global: &'a Value, key: &str) -> Option<&'a str> {
         .and_then(Value::as_str)
 }
 
-fn op_of(rw: &str) -> (&'static str, bool, bool) {
+fn op_of(rw: &str) -> (Operation, bool, bool) {
     // (op, counts reads, counts writes)
     match rw {
-        "read" => ("read", true, false),
-        "write" => ("write", false, true),
-        "randread" => ("random-read", true, false),
-        "randwrite" => ("random-write", false, true),
-        "randrw" => ("random-mix", true, true),
-        "rw" | "readwrite" => ("read-write-mix", true, true),
-        "trim" | "randtrim" | "trimwrite" => ("trim", false, true),
-        _ => ("read", true, false),
+        "read" => (Op::Read.into(), true, false),
+        "write" => (Op::Write.into(), false, true),
+        "randread" => (Op::RandomRead.into(), true, false),
+        "randwrite" => (Op::RandomWrite.into(), false, true),
+        "randrw" => (Op::RandomMix.into(), true, true),
+        "rw" | "readwrite" => (Operation::ReadWriteMix, true, true),
+        "trim" | "randtrim" | "trimwrite" => (Operation::Trim, false, true),
+        _ => (Op::Read.into(), true, false),
     }
 }
 

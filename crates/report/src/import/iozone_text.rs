@@ -6,6 +6,8 @@
 //! repetitions. Not: the `-b` workbook (see `biff` and `workbook`).
 
 use super::{iozone_cpu_report_op, iozone_report_op, record, Imported};
+use sharebench_core::op::Op;
+use sharebench_core::operation::Operation;
 use sharebench_core::record::WorkloadKind;
 use sharebench_core::record::{Record, Scope, ThroughputSummary};
 use std::collections::HashMap;
@@ -73,10 +75,10 @@ pub fn parse(text: &str, source: &str) -> Result<Imported, String> {
 
 /// Gives each repeated (op, threads, file, record) its own repetition number, in order.
 pub(crate) fn number_repetitions(records: &mut [Record]) {
-    let mut seen: HashMap<(String, u32, u64, u64), u32> = HashMap::new();
+    let mut seen: HashMap<(Operation, u32, u64, u64), u32> = HashMap::new();
     for r in records.iter_mut() {
         let n = seen
-            .entry((r.op.clone(), r.threads, r.file_size, r.record_size))
+            .entry((r.op, r.threads, r.file_size, r.record_size))
             .or_insert(0);
         r.rep = *n;
         *n += 1;
@@ -84,12 +86,12 @@ pub(crate) fn number_repetitions(records: &mut [Record]) {
 }
 
 fn attach_cpu(records: &mut [Record], cpu: Vec<Record>) {
-    let mut by_key: HashMap<(String, u64, u64), f64> = HashMap::new();
+    let mut by_key: HashMap<(Operation, u64, u64), f64> = HashMap::new();
     for c in cpu {
         by_key.insert((c.op, c.file_size, c.record_size), c.throughput_kib_s);
     }
     for r in records.iter_mut() {
-        if let Some(&pct) = by_key.get(&(r.op.clone(), r.file_size, r.record_size)) {
+        if let Some(&pct) = by_key.get(&(r.op, r.file_size, r.record_size)) {
             r.cpu_util_pct = pct;
             r.cpu_total_s = pct / 100.0 * r.seconds;
         }
@@ -130,40 +132,41 @@ fn detab(line: &str) -> String {
     out
 }
 
-fn column_op(qualifier: Option<&str>, name: &str) -> Option<&'static str> {
+fn column_op(qualifier: Option<&str>, name: &str) -> Option<Op> {
     Some(match (qualifier, name.to_ascii_lowercase().as_str()) {
-        (Some("random"), "read") => "random-read",
-        (Some("random"), "write") => "random-write",
-        (Some("bkwd"), "read") => "backward-read",
-        (Some("record"), "rewrite") => "record-rewrite",
-        (Some("stride"), "read") => "stride-read",
-        (_, "write") => "write",
-        (_, "rewrite") => "rewrite",
-        (_, "read") => "read",
-        (_, "reread") => "reread",
-        (_, "fwrite") => "fwrite",
-        (_, "frewrite") => "frewrite",
-        (_, "fread") => "fread",
-        (_, "freread") => "freread",
-        (_, "pwrite") => "pwrite",
-        (_, "repwrite") => "re-pwrite",
-        (_, "pread") => "pread",
-        (_, "repread") => "re-pread",
-        (_, "pwritev") => "pwritev",
-        (_, "repwritev") => "re-pwritev",
-        (_, "preadv") => "preadv",
-        (_, "repreadv") => "re-preadv",
+        (Some("random"), "read") => Op::RandomRead,
+        (Some("random"), "write") => Op::RandomWrite,
+        (Some("bkwd"), "read") => Op::BackwardRead,
+        (Some("record"), "rewrite") => Op::RecordRewrite,
+        (Some("stride"), "read") => Op::StrideRead,
+        (_, "write") => Op::Write,
+        (_, "rewrite") => Op::Rewrite,
+        (_, "read") => Op::Read,
+        (_, "reread") => Op::Reread,
+        (_, "fwrite") => Op::Fwrite,
+        (_, "frewrite") => Op::Frewrite,
+        (_, "fread") => Op::Fread,
+        (_, "freread") => Op::Freread,
+        (_, "pwrite") => Op::Pwrite,
+        (_, "repwrite") => Op::RePwrite,
+        (_, "pread") => Op::Pread,
+        (_, "repread") => Op::RePread,
+        (_, "pwritev") => Op::Pwritev,
+        (_, "repwritev") => Op::RePwritev,
+        (_, "preadv") => Op::Preadv,
+        (_, "repreadv") => Op::RePreadv,
         _ => return None,
     })
 }
 
 /// Digits IOzone prints a column's figure in (`%8lld`, `%9lld`, ...; the leading space
 /// of `" %8lld"` is not counted). A figure that fills its width has no blank before it.
-fn column_width(op: Option<&str>) -> usize {
+fn column_width(op: Option<Op>) -> usize {
+    use Op::*;
     match op {
-        Some("read" | "reread" | "fwrite" | "frewrite" | "freread" | "re-pwrite")
-        | Some("re-pread" | "pwritev" | "re-preadv") => 9,
-        Some("re-pwritev" | "preadv") => 10,
+        Some(Read | Reread | Fwrite | Frewrite | Freread | RePwrite)
+        | Some(RePread | Pwritev | RePreadv) => 9,
+        Some(RePwritev | Preadv) => 10,
         _ => 8,
     }
 }
@@ -173,13 +176,9 @@ fn column_width(op: Option<&str>) -> usize {
 /// before it ("305715312902017" is write 3057153 then rewrite 12902017). The columns whose
 /// header ends inside the token say how many figures it holds; every one but the first
 /// fills its width exactly. A token that does not split that way stays whole.
-fn split_fused(
-    text: &str,
-    end: usize,
-    columns: &[(usize, Option<&'static str>)],
-) -> Vec<(String, usize)> {
+fn split_fused(text: &str, end: usize, columns: &[(usize, Option<Op>)]) -> Vec<(String, usize)> {
     let start = end.saturating_sub(text.len());
-    let inside: Vec<&(usize, Option<&'static str>)> = columns
+    let inside: Vec<&(usize, Option<Op>)> = columns
         .iter()
         .filter(|(cend, _)| *cend > start + 1 && *cend <= end + 2)
         .collect();
@@ -224,7 +223,7 @@ fn parse_tables(lines: &[&str], source: &str) -> Vec<Record> {
             Vec::new()
         };
         // (end column, op) per data column after KB and reclen.
-        let columns: Vec<(usize, Option<&'static str>)> = toks[2..]
+        let columns: Vec<(usize, Option<Op>)> = toks[2..]
             .iter()
             .map(|(name, end)| {
                 let q = qualifiers
@@ -272,7 +271,7 @@ fn parse_tables(lines: &[&str], source: &str) -> Vec<Record> {
                     out.push(record(
                         WorkloadKind::Iozone,
                         source,
-                        op,
+                        op.into(),
                         kb.saturating_mul(1024),
                         rec_kb.saturating_mul(1024),
                         v,
@@ -343,7 +342,7 @@ fn parse_excel_reports(lines: &[&str], source: &str) -> Vec<(bool, Record)> {
                         record(
                             WorkloadKind::Iozone,
                             source,
-                            op,
+                            op.into(),
                             kb.saturating_mul(1024),
                             rec_kb.saturating_mul(1024),
                             v,
@@ -358,21 +357,21 @@ fn parse_excel_reports(lines: &[&str], source: &str) -> Vec<(bool, Record)> {
 }
 
 /// The phase of a "Children see throughput for N <phase> = X kB/sec" line.
-fn phase_op(phase: &str) -> Option<&'static str> {
+fn phase_op(phase: &str) -> Option<Op> {
     Some(match phase.trim() {
-        "initial writers" => "write",
-        "rewriters" => "rewrite",
-        "readers" => "read",
-        "re-readers" => "reread",
-        "reverse readers" => "backward-read",
-        "stride readers" => "stride-read",
-        "random readers" => "random-read",
-        "mixed workload" => "random-mix",
-        "random writers" => "random-write",
-        "pwrite writers" => "pwrite",
-        "pread readers" => "pread",
-        "fwriters" => "fwrite",
-        "freaders" => "fread",
+        "initial writers" => Op::Write,
+        "rewriters" => Op::Rewrite,
+        "readers" => Op::Read,
+        "re-readers" => Op::Reread,
+        "reverse readers" => Op::BackwardRead,
+        "stride readers" => Op::StrideRead,
+        "random readers" => Op::RandomRead,
+        "mixed workload" => Op::RandomMix,
+        "random writers" => Op::RandomWrite,
+        "pwrite writers" => Op::Pwrite,
+        "pread readers" => Op::Pread,
+        "fwriters" => Op::Fwrite,
+        "freaders" => Op::Fread,
         _ => return None,
     })
 }
@@ -455,7 +454,7 @@ fn parse_throughput(lines: &[&str], source: &str) -> Vec<Record> {
             let mut r = record(
                 WorkloadKind::Iozone,
                 source,
-                op,
+                op.into(),
                 file_kb.saturating_mul(1024),
                 rec_kb.saturating_mul(1024),
                 children,
@@ -492,7 +491,7 @@ mod tests {
         let got = parse(text, "t").unwrap().records;
         let ops: Vec<(&str, f64)> = got
             .iter()
-            .map(|r| (r.op.as_str(), r.throughput_kib_s))
+            .map(|r| (r.op.name(), r.throughput_kib_s))
             .collect();
         assert_eq!(
             ops,
@@ -513,11 +512,11 @@ mod tests {
         let text = "Excel output is below:\n\n\"Writer report\"\n        \"4\"  \"8\"\n\"64\"   100  200 \n\"128\"   300  400 \n\n\"Reader report\"\n        \"4\"  \"8\"\n\"64\"   500  0 \n";
         let got = parse(text, "t").unwrap().records;
         assert_eq!(got.len(), 5);
-        assert_eq!(got[3].op, "write");
+        assert_eq!(got[3].op, Op::Write.into());
         assert_eq!(got[3].file_size, 128 * 1024);
         assert_eq!(got[3].record_size, 8 * 1024);
         assert_eq!(got[3].throughput_kib_s, 400.0);
-        assert_eq!(got[4].op, "read");
+        assert_eq!(got[4].op, Op::Read.into());
     }
 
     #[test]
@@ -528,7 +527,7 @@ mod tests {
             .unwrap()
             .records
             .into_iter()
-            .map(|r| (r.op, r.throughput_kib_s))
+            .map(|r| (r.op.to_string(), r.throughput_kib_s))
             .collect();
         let want = [
             ("write", 3057153.0),

@@ -8,7 +8,8 @@ pub mod fio;
 pub mod iozone_text;
 pub mod workbook;
 
-use sharebench_core::op::IOZONE_REPORTS;
+use sharebench_core::op::{Op, IOZONE_REPORTS};
+use sharebench_core::operation::Operation;
 use sharebench_core::record::{Cache, Record, Scope, WorkloadKind};
 
 /// What an importer found: records, and notes about what it skipped.
@@ -23,7 +24,7 @@ pub struct Imported {
 pub fn record(
     tool: WorkloadKind,
     source: &str,
-    op: &str,
+    op: Operation,
     file_size: u64,
     record_size: u64,
     kib_s: f64,
@@ -39,7 +40,7 @@ pub fn record(
         backend: tool.name().to_string(),
         client: "unknown".into(),
         workload: tool,
-        op: op.to_string(),
+        op,
         file_size,
         record_size,
         threads: 1,
@@ -88,31 +89,31 @@ pub fn convert_units(records: &mut [Record], unit: Unit) {
 }
 
 /// IOzone's report titles (text `-R` and `-b` labels, any case, without " report") and
-/// throughput-report row names, to sharebench operation names.
-pub fn iozone_report_op(title: &str) -> Option<&'static str> {
+/// throughput-report row names, to sharebench operations.
+pub fn iozone_report_op(title: &str) -> Option<Op> {
     let t = title.trim().to_ascii_lowercase();
     let t = t.strip_suffix("report").unwrap_or(&t).trim();
     let listed = IOZONE_REPORTS
         .iter()
         .find(|r| r.2.eq_ignore_ascii_case(t) || r.3.eq_ignore_ascii_case(t));
     if let Some(r) = listed {
-        return Some(r.1.name());
+        return Some(r.1);
     }
     // Titles of other IOzone versions and of its other report forms.
     Some(match t {
-        "initial write" => "write",
-        "rewrite" => "rewrite",
-        "read" => "read",
-        "re-read" => "reread",
-        "reverse read" => "backward-read",
-        "mixed workload" => "random-mix",
+        "initial write" => Op::Write,
+        "rewrite" => Op::Rewrite,
+        "read" => Op::Read,
+        "re-read" => Op::Reread,
+        "reverse read" => Op::BackwardRead,
+        "mixed workload" => Op::RandomMix,
         _ => return None,
     })
 }
 
 /// A CPU report title ("Writer CPU utilization report (Zero values should be ignored)")
 /// to its operation.
-pub fn iozone_cpu_report_op(title: &str) -> Option<&'static str> {
+pub fn iozone_cpu_report_op(title: &str) -> Option<Op> {
     let lower = title.trim().to_ascii_lowercase();
     let at = lower.find(" cpu utilization report")?;
     iozone_report_op(&lower[..at])
@@ -125,21 +126,21 @@ mod tests {
     #[test]
     fn every_title_the_iozone_command_writes_reads_back_as_its_op() {
         for (_, op, text, book) in IOZONE_REPORTS {
-            assert_eq!(iozone_report_op(&format!("{text} report")), Some(op.name()));
-            assert_eq!(iozone_report_op(&format!("{book} Report")), Some(op.name()));
+            assert_eq!(iozone_report_op(&format!("{text} report")), Some(op));
+            assert_eq!(iozone_report_op(&format!("{book} Report")), Some(op));
         }
     }
 
     #[test]
     fn titles_map_to_ops() {
-        assert_eq!(iozone_report_op("Writer report"), Some("write"));
-        assert_eq!(iozone_report_op("Re-reader Report"), Some("reread"));
-        assert_eq!(iozone_report_op("  Initial write "), Some("write"));
-        assert_eq!(iozone_report_op("Re-Fread report"), Some("freread"));
+        assert_eq!(iozone_report_op("Writer report"), Some(Op::Write));
+        assert_eq!(iozone_report_op("Re-reader Report"), Some(Op::Reread));
+        assert_eq!(iozone_report_op("  Initial write "), Some(Op::Write));
+        assert_eq!(iozone_report_op("Re-Fread report"), Some(Op::Freread));
         assert_eq!(iozone_report_op("Nonsense"), None);
         assert_eq!(
             iozone_cpu_report_op("Writer CPU utilization report (Zero values should be ignored)"),
-            Some("write")
+            Some(Op::Write)
         );
     }
 }

@@ -130,7 +130,7 @@ pub fn parse(grid: &Grid, source: &str) -> Result<Imported, String> {
 
 fn parse_auto(grid: &Grid, source: &str) -> Vec<Record> {
     let mut perf = Vec::new();
-    let mut cpu: BTreeMap<(String, u64, u64), f64> = BTreeMap::new();
+    let mut cpu: BTreeMap<(sharebench_core::op::Op, u64, u64), f64> = BTreeMap::new();
     let last = grid.last_row();
     let mut r = 0u32;
     while r <= last {
@@ -160,9 +160,9 @@ fn parse_auto(grid: &Grid, source: &str) -> Vec<Record> {
                 if v > 0.0 && kb > 0.0 && rec_kb > 0.0 && kb.is_finite() && rec_kb.is_finite() {
                     let (f, rs) = ((kb * 1024.0) as u64, (rec_kb * 1024.0) as u64);
                     if is_cpu {
-                        cpu.insert((op.to_string(), f, rs), v);
+                        cpu.insert((op, f, rs), v);
                     } else {
-                        perf.push(record(WorkloadKind::Iozone, source, op, f, rs, v));
+                        perf.push(record(WorkloadKind::Iozone, source, op.into(), f, rs, v));
                     }
                 }
             }
@@ -170,7 +170,10 @@ fn parse_auto(grid: &Grid, source: &str) -> Vec<Record> {
         }
     }
     for p in perf.iter_mut() {
-        if let Some(&pct) = cpu.get(&(p.op.clone(), p.file_size, p.record_size)) {
+        if let Some(&pct) =
+            p.op.io()
+                .and_then(|op| cpu.get(&(op, p.file_size, p.record_size)))
+        {
             p.cpu_util_pct = pct;
             p.cpu_total_s = pct / 100.0 * p.seconds;
         }
@@ -288,7 +291,7 @@ fn parse_throughput(grid: &Grid, command: &str, source: &str) -> Vec<Record> {
             let mut rec = record(
                 WorkloadKind::Iozone,
                 source,
-                op,
+                op.into(),
                 fkb * 1024,
                 rec_kb * 1024,
                 v,
@@ -335,10 +338,10 @@ mod tests {
         let r = parse(&g, "x").unwrap().records;
         assert_eq!(r.len(), 3);
         assert_eq!(
-            (r[1].op.as_str(), r[1].record_size, r[1].throughput_kib_s),
+            (r[1].op.name(), r[1].record_size, r[1].throughput_kib_s),
             ("write", 8192, 2000.0)
         );
-        assert_eq!(r[2].op, "rewrite");
+        assert_eq!(r[2].op.name(), "rewrite");
     }
 
     #[test]

@@ -57,7 +57,7 @@ pub fn record(target: &str, op: Op, cell: Cell, rep: u32, kib_s: f64) -> Record 
         backend: "posix".into(),
         client: "kernel".into(),
         workload: sharebench_core::record::WorkloadKind::Iozone,
-        op: op.name().into(),
+        op: op.into(),
         file_size: cell.file_size,
         record_size: cell.record_size,
         threads: 1,

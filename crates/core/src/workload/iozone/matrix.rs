@@ -579,7 +579,7 @@ fn base_record(ctx: &Context, op: Op, scope: Scope, started_at: &str) -> Record 
         client: info.client,
         iodepth: iodepth_for(op, &plan.timing, plan.iodepth),
         workload: WorkloadKind::Iozone,
-        op: op.name().into(),
+        op: op.into(),
         file_size: ctx.cell.file_size,
         record_size: ctx.cell.record_size,
         threads: plan.threads,

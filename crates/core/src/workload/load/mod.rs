@@ -17,6 +17,7 @@ pub mod schedule;
 use super::whole::{conclude, WholeTest};
 use super::{check, remove_tree, End, PassError, Runner, SpanEnd, WorkloadRun};
 use crate::latency::LatencyRecorder;
+use crate::operation::Operation;
 use crate::plan::{LoadParams, Plan, Workload};
 use crate::record::{Record, Scope};
 use lane::Lane;
@@ -111,7 +112,8 @@ impl Runner for LoadRunner {
             Err(_) => true,
         };
         if last {
-            w.phase = "cleanup".into();
+            w.phase = Operation::Cleanup;
+            w.phase_detail = None;
             let mut closed = lanes.iter_mut().try_for_each(|l| l.close());
             if !base.is_empty() {
                 closed = closed.and_then(|()| remove_tree(w.backend(), base));
@@ -128,7 +130,8 @@ impl Runner for LoadRunner {
 /// Makes every lane's directory under `base` (`w{worker}l{lane}`) and its files (not
 /// timed): the lanes of worker 0, then those of worker 1, and so on.
 fn make_lanes(w: &mut WorkloadRun, p: &LoadParams, base: &str) -> Result<Vec<Lane>, PassError> {
-    w.phase = "setup".into();
+    w.phase = Operation::Setup;
+    w.phase_detail = None;
     w.backend().mkdir(base)?;
     let rank = u64::from(w.ranks.rank());
     let mut lanes = Vec::new();
@@ -154,7 +157,8 @@ fn run_point(
 ) -> Result<bool, PassError> {
     check(w.cancel)?;
     let rate = p.rate(i);
-    w.phase = format!("load point {} ({rate:.0} requests/s)", i + 1);
+    w.phase = Operation::Load;
+    w.phase_detail = Some(format!("load point {} ({rate:.0} requests/s)", i + 1));
     let per_worker = f64::from(w.plan.threads * w.ranks.size());
     let (out, end) = point(w, lanes, p, rate / per_worker)?;
     let valid = emit(w, p, i, &out, &end)?;
@@ -275,7 +279,7 @@ fn emit(
     let want = requested as f64 / p.point_seconds;
     let achieved = done as f64 / seconds;
     let valid = achieved >= VALID_SHARE * want;
-    let mut r = w.record("load", &end.started_at);
+    let mut r = w.record(Operation::Load, &end.started_at);
     r.scope = Scope::Single;
     r.threads = w.plan.threads;
     r.iodepth = w.plan.iodepth;
