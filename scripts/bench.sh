@@ -13,8 +13,12 @@ ROUNDS=${ROUNDS:-5}
 BENCH_ONLY=${BENCH_ONLY:-fio,native,workloads,mpi,repro,flip,iozone,iodepth,load}
 want() { [[ ",$BENCH_ONLY," == *",$1,"* ]]; }
 WORK=$(mktemp -d /dev/shm/sharebench-bench.XXXXXX)
-OUT=$(mktemp -d /tmp/sharebench-bench-out.XXXXXX)
-trap 'rm -rf "$WORK" "$OUT"' EXIT
+# BENCH_OUT=DIR keeps the runs' outputs (the flip section's study logs and reports) there.
+if [[ -n ${BENCH_OUT:-} ]]; then
+  OUT=$BENCH_OUT; mkdir -p "$OUT"; trap 'rm -rf "$WORK"' EXIT
+else
+  OUT=$(mktemp -d /tmp/sharebench-bench-out.XXXXXX); trap 'rm -rf "$WORK" "$OUT"' EXIT
+fi
 
 median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
@@ -341,8 +345,10 @@ if want repro; then repro_bench; fi
 # --- Issue 18: a verdict must not flip ------------------------------------------------------
 # Target: FLIP_RUNS (default 2; the issue's bar: 3) runs of the comparison study
 # nfs-server-configs at quick scale, each measuring xfs and ext4 side by side in one lab,
-# give the same headline winner (or none), and no xfs-vs-ext4 or v4.1-vs-v3 claim is
-# decided one way in one run and the other way in another. Needs root (the lab).
+# give the same headline winner (or none), no xfs-vs-ext4 or v4.1-vs-v3 claim is decided
+# one way in one run and the other way in another, and every figure has the same sign in
+# any two runs unless it is equivalent or inconclusive in both (the issue's rule for two
+# runs, deliverable 3, applied to each figure). Needs root (the lab).
 flip_bench() {
   local runs=${FLIP_RUNS:-2} logs=()
   if [[ $EUID -ne 0 ]]; then echo "flip: needs root (the lab); skipped"; return 0; fi
@@ -370,7 +376,8 @@ for path in sys.argv[1:]:
 for i, (w, h, _) in enumerate(runs, 1):
     print(f"flip run {i}: headline: {h}")
 same_head = len({w for w, _, _ in runs}) == 1
-flips, sign_changes = [], []
+flips, sign_changes, disagree = [], [], []
+undecided = ("equivalent", "inconclusive")
 for cid in sorted(set().union(*(c.keys() for _, _, c in runs))):
     seen = [c[cid] for _, _, c in runs if cid in c]
     decided = {v for v, _ in seen if v in ("faster", "slower")}
@@ -378,9 +385,15 @@ for cid in sorted(set().union(*(c.keys() for _, _, c in runs))):
         flips.append(cid)
     if len({x > 0 for _, x in seen}) > 1:
         sign_changes.append(cid)
+    # The issue's rule for two runs (deliverable 3), applied to every figure and every
+    # pair of runs: the same sign, or equivalent/inconclusive in both.
+    if any((x > 0) != (y > 0) and not (v in undecided and w in undecided)
+           for i, (v, x) in enumerate(seen) for (w, y) in seen[i + 1:]):
+        disagree.append(cid)
     print(f"  {cid:<28} " + "  ".join(f"{v} {x:+.1f}%" for v, x in seen))
 print(f"{'flip check (nfs-server-configs)':<34} {len(runs)} runs: headline winner the same: {'yes' if same_head else 'NO'}; "
       f"figures called a winner in one run and reversed or equivalent in another: {len(flips)} (target 0){' ' + ', '.join(flips) if flips else ''}; "
+      f"figures of opposite sign in two runs, not equivalent or inconclusive in both: {len(disagree)} (target 0){' ' + ', '.join(disagree) if disagree else ''}; "
       f"figures changing sign: {len(sign_changes)}{' ' + ', '.join(sign_changes) if sign_changes else ''}")
 PY
 }
