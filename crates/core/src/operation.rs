@@ -40,7 +40,7 @@ macro_rules! operations {
 
 operations! {
     // The metadata workload (Connectathon's basic tests): one record per call type of a test,
-    /// creat(2) of a new file of tests 1 and 2's tree, written and closed.
+    /// creat(2) of a new, empty file of tests 1 and 2's tree, closed at once.
     CreateFile = "create-file",
     /// mkdir(2) of a new directory of the tree.
     CreateDir = "create-dir",
