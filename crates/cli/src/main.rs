@@ -16,7 +16,6 @@ mod run_cmd;
 mod stdout;
 mod study_actions;
 mod study_cmd;
-mod summary;
 
 use clap::{Parser, Subcommand};
 use error::CliError;

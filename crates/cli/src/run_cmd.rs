@@ -3,7 +3,6 @@
 
 use crate::error::{CliError, CliResult};
 use crate::session::{self, SessionSpec};
-use crate::summary;
 use clap::{Args, ValueEnum};
 use sharebench_core::op::{parse_op_list, Op};
 use sharebench_core::plan::{
@@ -12,6 +11,7 @@ use sharebench_core::plan::{
 };
 use sharebench_core::record::Record;
 use sharebench_core::size::{parse_size, parse_size_list, BareUnit};
+use sharebench_report::summary;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
@@ -714,7 +714,7 @@ pub fn main(mut args: RunArgs, cluster: Option<&dyn session::Cluster>) -> CliRes
         };
     }
     let mut out = crate::stdout::stdout();
-    summary::print_run(&plan.workload, &result.records, &mut out);
+    summary::run::print(plan.workload.kind(), &result.records, &mut out);
     if let Some(rule) = plan.auto_reps {
         let _ = writeln!(out, "{}", sampling_line(&result.records, &rule, plan.reps));
     }

@@ -1,36 +1,35 @@
-//! The terminal summary after `run`, for every workload: for the IOzone matrix per target
-//! and operation the median throughput over cells, the peak cell, the spread across
+//! The terminal summary right after `run`, for every workload: for the IOzone matrix per
+//! target and operation the median throughput over cells, the peak cell, the spread across
 //! repetitions, the operations per second at records up to 64 KiB and the p99 latency; a
 //! line per load point; the median rate of each operation of the other workloads. A
-//! glance from the records, not the analysis (that is `sharebench report`, whose terminal
-//! lines are its `render::Terminal`).
+//! glance from the run's own records, with no comparison: comparing is the analysis's
+//! (`sharebench report`, whose terminal lines are `super::render`).
 
+use crate::format;
+use crate::stats::{cv_pct, median};
+use crate::tails::{iops, IOPS_MAX_RECORD};
 use sharebench_core::operation::Operation;
-use sharebench_core::plan::Workload;
 use sharebench_core::record::{Record, Scope, Status, WorkloadKind};
 use sharebench_core::size::format_size;
-use sharebench_report::format;
-use sharebench_report::stats::{cv_pct, median};
-use sharebench_report::tails::{iops, IOPS_MAX_RECORD};
 use std::collections::BTreeMap;
 use std::io::Write;
 
-/// Prints the summary of `workload`'s records.
-pub fn print_run(workload: &Workload, records: &[Record], out: &mut dyn Write) {
-    match workload {
-        Workload::Iozone => {
-            print(records, out);
+/// Prints the summary of the records of a run of workload `kind`.
+pub fn print(kind: WorkloadKind, records: &[Record], out: &mut dyn Write) {
+    match kind {
+        WorkloadKind::Iozone => {
+            print_matrix(records, out);
             let _ = writeln!(
                 out,
                 "(rep CV%: the median over cells of the run-to-run variation across repetitions; - = one repetition, nothing to vary)"
             );
         }
-        Workload::Load(_) => print_load(records, out),
+        WorkloadKind::Load => print_load(records, out),
         _ => print_workload_summary(records, out),
     }
 }
 
-fn print(records: &[Record], out: &mut dyn Write) {
+fn print_matrix(records: &[Record], out: &mut dyn Write) {
     // (target, op order, op) -> (file, record) -> (KiB/s, p99 µs) over repetitions
     type Cells = BTreeMap<(u64, u64), Vec<(f64, f64)>>;
     let mut groups: BTreeMap<(String, usize, Operation), Cells> = BTreeMap::new();
@@ -201,10 +200,7 @@ fn print_workload_summary(records: &[Record], out: &mut dyn Write) {
         if let Some(n) = g.streams {
             label = format!("{label} x{n}");
         } else if r.workload == WorkloadKind::Metadata && r.bytes > 0 {
-            label = format!(
-                "{label} {}",
-                sharebench_core::size::format_size(r.file_size)
-            );
+            label = format!("{label} {}", format_size(r.file_size));
         } else if r.workload == WorkloadKind::Metadata && g.dirs.is_some() && g.files.is_some() {
             label = format!("{label} n={}", g.files.unwrap_or(0));
         }
