@@ -15,10 +15,16 @@ want() { [[ ",$BENCH_ONLY," == *",$1,"* ]]; }
 WORK=$(mktemp -d /dev/shm/sharebench-bench.XXXXXX)
 # BENCH_OUT=DIR keeps the runs' outputs (the flip section's study logs and reports) there.
 if [[ -n ${BENCH_OUT:-} ]]; then
-  OUT=$BENCH_OUT; mkdir -p "$OUT"; trap 'rm -rf "$WORK"' EXIT
+  OUT=$BENCH_OUT; mkdir -p "$OUT"; KEEP_OUT=1
 else
-  OUT=$(mktemp -d /tmp/sharebench-bench-out.XXXXXX); trap 'rm -rf "$WORK" "$OUT"' EXIT
+  OUT=$(mktemp -d /tmp/sharebench-bench-out.XXXXXX); KEEP_OUT=
 fi
+# Removes the work files, and the outputs unless BENCH_OUT asked to keep them.
+remove_work() {
+  rm -rf "$WORK"
+  if [ -z "$KEEP_OUT" ]; then rm -rf "$OUT"; fi
+}
+trap remove_work EXIT
 
 median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
@@ -220,7 +226,7 @@ native_cleanup() {
 }
 NPIDS=()
 NDIR=
-trap 'native_cleanup; rm -rf "$WORK" "$OUT"' EXIT
+trap 'native_cleanup; remove_work' EXIT
 if want native; then native_bench; fi
 
 # --- Issue 5: metadata and small-file workloads --------------------------------------------
