@@ -369,4 +369,47 @@ mod tests {
             .filter(|r| r.reps_stop == Some(RepsStop::CountCap));
         assert_eq!(capped.count(), 4, "the last samples of both cells");
     }
+
+    /// A load point that fails is recorded as `load`, its error naming the point, and the
+    /// curve ends there with its files removed.
+    #[test]
+    fn a_failed_load_point_is_recorded_as_load_naming_the_point() {
+        let (a, fs) = target("a");
+        let mix = serde_json::from_str(
+            r#"{"name": "t", "about": "t", "files": 2,
+            "file_sizes": [{"size": "4k", "weight": 1}], "op": [{"kind": "stat", "weight": 1}]}"#,
+        )
+        .unwrap();
+        let p = Plan {
+            workload: Workload::Load(crate::plan::LoadParams {
+                mix,
+                rate_start: 1000.0,
+                rate_step: 0.0,
+                points: 3,
+                point_seconds: 0.2,
+                seed: 1,
+            }),
+            reps: 1,
+            ..Plan::default()
+        };
+        let base = a.workdir.file("load-r0-c0");
+        *fs.fail_on.lock().unwrap() = Some(format!("stat {base}/w0l0/"));
+        let mut kept = Kept::default();
+        let s = run(&p, &[a], "r", &AtomicBool::new(false), &mut kept).unwrap();
+        assert!(!s.all_ok(), "{s:?}");
+        let failed: Vec<&Record> = kept
+            .records
+            .iter()
+            .filter(|r| r.status != crate::record::Status::Ok)
+            .collect();
+        assert_eq!(failed.len(), 1, "{:?}", kept.records);
+        assert_eq!(failed[0].op, Operation::Load);
+        let error = failed[0].error.as_deref().unwrap_or_default();
+        assert!(
+            error.starts_with("load point 1 (1000 requests/s): "),
+            "{error}"
+        );
+        let left = fs.nodes.lock().unwrap();
+        assert!(!left.keys().any(|k| k.starts_with(&base)), "{left:?}");
+    }
 }

@@ -21,10 +21,14 @@ pub struct LogFs {
     pub nodes: Mutex<BTreeMap<String, Node>>,
     /// A pause: the call that makes the log this long sleeps this long (a stalled server).
     pub stall: Mutex<Option<(usize, std::time::Duration)>>,
+    /// A failure: a call whose log line starts with this fails with EIO (a dead server).
+    pub fail_on: Mutex<Option<String>>,
 }
 
 impl LogFs {
-    fn log(&self, s: String) {
+    /// Logs a call; Err when `fail_on` matches it.
+    fn log(&self, s: String) -> io::Result<()> {
+        let fails = matches!(&*self.fail_on.lock().unwrap(), Some(f) if s.starts_with(f.as_str()));
         let len = {
             let mut log = self.log.lock().unwrap();
             log.push(s);
@@ -34,6 +38,10 @@ impl LogFs {
         if let Some((_, pause)) = stall.filter(|(at, _)| *at == len) {
             std::thread::sleep(pause);
         }
+        if fails {
+            return Err(io::Error::other("injected failure"));
+        }
+        Ok(())
     }
     pub fn take(&self) -> Vec<String> {
         std::mem::take(&mut *self.log.lock().unwrap())
@@ -82,7 +90,7 @@ impl Backend for LogFs {
         false
     }
     fn open(&self, path: &str, how: OpenOptions) -> io::Result<Box<dyn FileHandle>> {
-        self.log(format!("open {path}"));
+        self.log(format!("open {path}"))?;
         let mut n = self.nodes.lock().unwrap();
         if how.create {
             n.insert(path.into(), (false, 0o644, None, 1));
@@ -92,7 +100,7 @@ impl Backend for LogFs {
         Ok(Box::new(NoFile))
     }
     fn stat(&self, path: &str) -> io::Result<FileStat> {
-        self.log(format!("stat {path}"));
+        self.log(format!("stat {path}"))?;
         let n = self.nodes.lock().unwrap();
         let &(is_dir, mode, _, nlink) = n.get(path).ok_or_else(|| Self::nf(path))?;
         Ok(FileStat {
@@ -109,7 +117,7 @@ impl Backend for LogFs {
         Ok(())
     }
     fn unlink(&self, path: &str) -> io::Result<()> {
-        self.log(format!("unlink {path}"));
+        self.log(format!("unlink {path}"))?;
         self.nodes
             .lock()
             .unwrap()
@@ -118,7 +126,7 @@ impl Backend for LogFs {
             .ok_or_else(|| Self::nf(path))
     }
     fn mkdir(&self, path: &str) -> io::Result<()> {
-        self.log(format!("mkdir {path}"));
+        self.log(format!("mkdir {path}"))?;
         self.nodes
             .lock()
             .unwrap()
@@ -126,7 +134,7 @@ impl Backend for LogFs {
         Ok(())
     }
     fn rmdir(&self, path: &str) -> io::Result<()> {
-        self.log(format!("rmdir {path}"));
+        self.log(format!("rmdir {path}"))?;
         self.nodes
             .lock()
             .unwrap()
@@ -135,21 +143,21 @@ impl Backend for LogFs {
             .ok_or_else(|| Self::nf(path))
     }
     fn rename(&self, from: &str, to: &str) -> io::Result<()> {
-        self.log(format!("rename {from} {to}"));
+        self.log(format!("rename {from} {to}"))?;
         let mut n = self.nodes.lock().unwrap();
         let v = n.remove(from).ok_or_else(|| Self::nf(from))?;
         n.insert(to.into(), v);
         Ok(())
     }
     fn link(&self, existing: &str, new: &str) -> io::Result<()> {
-        self.log(format!("link {existing} {new}"));
+        self.log(format!("link {existing} {new}"))?;
         let mut n = self.nodes.lock().unwrap();
         let v = n.get(existing).cloned().ok_or_else(|| Self::nf(existing))?;
         n.insert(new.into(), v);
         Ok(())
     }
     fn symlink(&self, target: &str, link: &str) -> io::Result<()> {
-        self.log(format!("symlink {target} {link}"));
+        self.log(format!("symlink {target} {link}"))?;
         self.nodes
             .lock()
             .unwrap()
@@ -157,14 +165,14 @@ impl Backend for LogFs {
         Ok(())
     }
     fn readlink(&self, path: &str) -> io::Result<String> {
-        self.log(format!("readlink {path}"));
+        self.log(format!("readlink {path}"))?;
         let n = self.nodes.lock().unwrap();
         n.get(path)
             .and_then(|v| v.2.clone())
             .ok_or_else(|| Self::nf(path))
     }
     fn readdir(&self, path: &str) -> io::Result<Vec<DirEntry>> {
-        self.log(format!("readdir {path}"));
+        self.log(format!("readdir {path}"))?;
         let n = self.nodes.lock().unwrap();
         Ok(n.iter()
             .filter_map(|(k, v)| {
@@ -177,18 +185,18 @@ impl Backend for LogFs {
             .collect())
     }
     fn statfs(&self, path: &str) -> io::Result<FsStat> {
-        self.log(format!("statfs {path}"));
+        self.log(format!("statfs {path}"))?;
         Ok(FsStat::default())
     }
     fn chmod(&self, path: &str, mode: u32) -> io::Result<()> {
-        self.log(format!("chmod {path} {mode:o}"));
+        self.log(format!("chmod {path} {mode:o}"))?;
         if let Some(v) = self.nodes.lock().unwrap().get_mut(path) {
             v.1 = mode;
         }
         Ok(())
     }
     fn purge_cache(&self, path: &str, _how: PurgeRequest) -> io::Result<Purge> {
-        self.log(format!("purge {path}"));
+        self.log(format!("purge {path}"))?;
         Ok(Purge::NotNeeded)
     }
 }

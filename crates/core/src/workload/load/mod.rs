@@ -112,8 +112,12 @@ impl Runner for LoadRunner {
             Err(_) => true,
         };
         if last {
-            w.phase = Operation::Cleanup;
-            w.phase_detail = None;
+            // A failed point keeps its phase for the record: a clean-up error counts only
+            // after a point that ran.
+            if ran.is_ok() {
+                w.phase = Operation::Cleanup;
+                w.phase_detail = None;
+            }
             let mut closed = lanes.iter_mut().try_for_each(|l| l.close());
             if !base.is_empty() {
                 closed = closed.and_then(|()| remove_tree(w.backend(), base));
