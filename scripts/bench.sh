@@ -15,7 +15,11 @@ want() { [[ ",$BENCH_ONLY," == *",$1,"* ]]; }
 WORK=$(mktemp -d /dev/shm/sharebench-bench.XXXXXX)
 # BENCH_OUT=DIR keeps the runs' outputs (the flip section's study logs and reports) there.
 if [[ -n ${BENCH_OUT:-} ]]; then
-  OUT=$BENCH_OUT; mkdir -p "$OUT"; KEEP_OUT=1
+  # Runs write fixed names under it and refuse a results directory that is not empty.
+  if [ -n "$(ls -A "$BENCH_OUT" 2>/dev/null)" ]; then
+    echo "bench: BENCH_OUT=$BENCH_OUT is not empty; give a new directory" >&2; rm -rf "$WORK"; exit 2
+  fi
+  OUT=$BENCH_OUT; mkdir -p "$OUT" || { rm -rf "$WORK"; exit 2; }; KEEP_OUT=1
 else
   OUT=$(mktemp -d /tmp/sharebench-bench-out.XXXXXX); KEEP_OUT=
 fi
