@@ -117,34 +117,11 @@ operations! {
 }
 
 impl Operation {
-    /// The Connectathon test phase `n` (1 to 9).
-    pub fn connectathon_test(n: u8) -> Option<Operation> {
-        let name = format!("test{n}");
-        Operation::NAMED
-            .iter()
-            .find(|(_, x)| *x == name)
-            .map(|(o, _)| *o)
-    }
-
     /// The matrix operation, if this is one.
     pub fn io(self) -> Option<Op> {
         match self {
             Operation::Io(op) => Some(op),
             _ => None,
-        }
-    }
-
-    /// Sort key: the matrix's operations in IOzone's order, then the rest as declared.
-    pub fn order(self) -> usize {
-        match self {
-            Operation::Io(op) => Op::ALL.iter().position(|x| *x == op).unwrap_or(0),
-            other => {
-                Op::ALL.len()
-                    + Operation::NAMED
-                        .iter()
-                        .position(|(o, _)| *o == other)
-                        .unwrap_or(0)
-            }
         }
     }
 }
@@ -214,8 +191,8 @@ mod tests {
             assert_eq!(serde_json::from_str::<Operation>(&json).unwrap(), *o);
         }
         let mut sorted = every.clone();
-        sorted.sort_by_key(|o| o.order());
-        assert_eq!(sorted, every, "order() follows the declaration");
+        sorted.sort();
+        assert_eq!(sorted, every, "operations sort as declared, IOzone's first");
     }
 
     #[test]
@@ -230,7 +207,5 @@ mod tests {
             serde_json::from_str::<Operation>(old).unwrap(),
             Operation::Load
         );
-        assert_eq!(Operation::connectathon_test(5), Some(Operation::Test5));
-        assert_eq!(Operation::connectathon_test(10), None);
     }
 }
