@@ -12,8 +12,10 @@ FEATURES := --features sharebench/mpi
 PREFIX ?= /usr/local
 DESTDIR ?=
 
+# Debian packages, then the crates built with fixes sharebench carries (third_party/).
 deps:
 	@scripts/install-deps.sh
+	@scripts/patched-crates.sh
 
 build: deps
 	$(CARGO) build --release --locked $(FEATURES)
@@ -25,7 +27,7 @@ demo: build
 	$(BIN) lab down  # a lab left up (say, by a crash) would stop the study
 	$(BIN) study run dfs-nfs-vs-smb --scale quick --out $(DEMO_OUT)
 
-lint:
+lint: deps
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --release --locked --all-targets $(FEATURES) -- -D warnings
 	# No module of core or report may use a module that uses it.

@@ -11,7 +11,7 @@ need_root() {
   fi
 }
 
-PACKAGES=(fio xfsprogs e2fsprogs btrfs-progs util-linux time procps rsync chromium libnfs-dev libsmbclient-dev libglusterfs-dev pkg-config)
+PACKAGES=(fio xfsprogs e2fsprogs btrfs-progs util-linux time procps rsync chromium libnfs-dev libsmbclient-dev libglusterfs-dev pkg-config patch curl)
 # The lab's servers and the clients its tests use (docs/lab.md).
 LAB_PACKAGES=(iproute2 samba smbclient nfs-ganesha nfs-ganesha-vfs nfs-ganesha-gluster rpcbind libnfs-utils glusterfs-server glusterfs-client smbnetfs nbdkit libnbd-bin)
 PACKAGES+=("${LAB_PACKAGES[@]}")
@@ -36,6 +36,6 @@ fi
 if ! command -v cargo >/dev/null 2>&1; then
   [ -x "$HOME/.cargo/bin/cargo" ] || { echo "install-deps: cargo (Rust stable) is missing; install it with rustup" >&2; exit 1; }
 fi
-for tool in fio mkfs.xfs mkfs.ext4 mkfs.btrfs losetup filefrag rsync chromium /usr/bin/time smbd ganesha.nfsd rpcbind smbclient nfs-cp glusterd glusterfs smbnetfs nbdkit nbdfuse; do
+for tool in patch curl fio mkfs.xfs mkfs.ext4 mkfs.btrfs losetup filefrag rsync chromium /usr/bin/time smbd ganesha.nfsd rpcbind smbclient nfs-cp glusterd glusterfs smbnetfs nbdkit nbdfuse; do
   command -v "$tool" >/dev/null 2>&1 || { echo "install-deps: '$tool' is still missing after install" >&2; exit 1; }
 done
