@@ -127,7 +127,7 @@ native_bench() {
   fi
   cat >"$NDIR/ganesha.conf" <<CONF
 NFS_CORE_PARAM { Protocols = 3, 4; Bind_addr = 127.0.0.1; Enable_NLM = false; Enable_RQUOTA = false; }
-NFSV4 { Graceless = true; RecoveryBackend = fs; RecoveryRoot = $NDIR/recov; }
+NFSV4 { Graceless = true; RecoveryBackend = fs; RecoveryRoot = $NDIR/recov; Minor_Versions = 0, 1, 2; pnfs_mds = false; }
 EXPORT { Export_Id = 77; Path = $NDIR/export; Pseudo = /bench; Access_Type = RW; Squash = No_Root_Squash; SecType = sys; FSAL { Name = VFS; } }
 CONF
   setsid ganesha.nfsd -F -f "$NDIR/ganesha.conf" -L "$NDIR/ganesha.log" -p "$NDIR/ganesha.pid" -N NIV_EVENT >"$NDIR/ganesha.out" 2>&1 &
@@ -213,6 +213,43 @@ print(f'{\"$label\":<34} sharebench {a/1024:10.1f} MiB/s  $4 {b/1024:10.1f} MiB/
   line "nfs v3 1m read 256m" "${sbr[*]}" "${catr[*]}" "nfs-cat  "
   line "smb3 1m write 256m" "${ssw[*]}" "${scw[*]}" "smbclient"
   line "smb3 1m read 256m" "${ssr[*]}" "${scr[*]}" "smbclient"
+  nfs41_against_nfs3 "nfs://127.0.0.1/bench?version=4.1" "$nfs"
+}
+
+# Issue 13's bar: the NFSv4.1 client (nfs-rs, patched: third_party/) at least 0.9x NFSv3
+# (libnfs) at 4k, 64k and 1m records, against the same Ganesha. One `run` per round with
+# both targets, their samples interleaved; per round the ratio of the medians of each cell;
+# the median and range of those ratios over ROUNDS rounds.
+nfs41_against_nfs3() { # v41-url v3-url
+  local rows="$OUT/nfs41.rows" i
+  : >"$rows"
+  for i in $(seq "$ROUNDS"); do
+    rm -rf "$OUT/nfs41.sb"
+    "$BIN" run -i write,read --file-sizes 16m --record-sizes 4k,64k,1m --reps 5 \
+      --out "$OUT/nfs41.sb" "$1" "$2" >/dev/null 2>&1 \
+      || { echo "nfs v4.1 vs v3: sharebench run failed"; return 0; }
+    python3 - "$OUT/nfs41.sb/results.jsonl" "$1" >>"$rows" <<'PY'
+import collections, json, statistics as st, sys
+cells = collections.defaultdict(list)
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r["status"] == "ok":
+        cells[(r["op"], r["record_size"], r["target"] == sys.argv[2])].append(r["throughput_kib_s"])
+for (op, rs, v41), kib in cells.items():
+    if v41 and (op, rs, False) in cells:
+        print(op, rs, st.median(kib) / st.median(cells[(op, rs, False)]))
+PY
+  done
+  python3 - "$rows" "$ROUNDS" <<'PY'
+import collections, statistics as st, sys
+ratios = collections.defaultdict(list)
+for op, rs, q in (l.split() for l in open(sys.argv[1])):
+    ratios[(op, int(rs))].append(float(q))
+for (op, rs), q in sorted(ratios.items(), key=lambda kv: (kv[0][0] != "write", kv[0][1])):
+    q.sort()
+    print(f"{'nfs v4.1/v3 ' + op + ' ' + str(rs // 1024) + 'k, 16m file':<34} ratio {st.median(q):.2f}x"
+          f" (range {q[0]:.2f}-{q[-1]:.2f}, target >= 0.9x), {len(q)} rounds of 5 interleaved samples")
+PY
 }
 
 native_cleanup() {
