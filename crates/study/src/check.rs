@@ -236,8 +236,10 @@ fn faster(data: &StepData, a: &str, b: &str, ops: &[Op], class: Option<SizeClass
             scope_note(class)
         ));
     }
-    let to_decide = match o.verdict {
-        compare::Verdict::Inconclusive => {
+    let verdict = claim_verdict(o.verdict, o.ci, an.threshold_pct);
+    let to_decide = match (o.verdict, verdict) {
+        (compare::Verdict::Inconclusive, Verdict::Disagrees) => ruled_out_words(an.threshold_pct),
+        (compare::Verdict::Inconclusive, _) => {
             compare::data_to_decide(o.geo_ratio, o.ci, an.threshold_pct)
                 .map(|k| {
                     format!("; deciding it would take about {k:.1}x the repetitions at this spread")
@@ -247,7 +249,7 @@ fn faster(data: &StepData, a: &str, b: &str, ops: &[Op], class: Option<SizeClass
         _ => String::new(),
     };
     Outcome {
-        verdict: claim_verdict(o.verdict),
+        verdict,
         found: format!(
             "{a} vs {b}: {} ({}; geometric mean ratio, 95% interval) over {}{}: {}{to_decide}",
             compare::change_with_ci(o.geo_ratio, o.ci),
@@ -259,15 +261,29 @@ fn faster(data: &StepData, a: &str, b: &str, ops: &[Op], class: Option<SizeClass
     }
 }
 
-/// A claim that A is faster than B, against the comparison of A with B: agreed when A wins,
-/// refuted when B wins or when the two are equivalent within the threshold (the claimed
-/// difference is not there), open otherwise.
-fn claim_verdict(v: compare::Verdict) -> Verdict {
+/// A claim that A is faster than B, against the comparison of A with B (its verdict and 95%
+/// interval of A/B): agreed when A wins (significant and at least the threshold); refuted when
+/// the interval leaves no room for A being faster by the threshold, its upper end below it
+/// (B wins, the two are equivalent, or A is slower by however little); open otherwise. A claim
+/// has a direction: "-3% [-4.8%, -1.6%]" is no winner by the two-sided rule, but it rules out
+/// the claimed one.
+fn claim_verdict(v: compare::Verdict, ci: Option<(f64, f64)>, threshold_pct: f64) -> Verdict {
     match v {
         compare::Verdict::Faster => Verdict::Agrees,
         compare::Verdict::Slower | compare::Verdict::Equivalent => Verdict::Disagrees,
+        compare::Verdict::Inconclusive if rules_out_faster(ci, threshold_pct) => Verdict::Disagrees,
         compare::Verdict::Inconclusive | compare::Verdict::NotTestable => Verdict::Inconclusive,
     }
+}
+
+/// The 95% interval of A/B ends below the threshold: A is not faster by it.
+fn rules_out_faster(ci: Option<(f64, f64)>, threshold_pct: f64) -> bool {
+    ci.is_some_and(|(_, hi)| hi < 1.0 + threshold_pct / 100.0)
+}
+
+/// What an inconclusive comparison that still refutes the claim says about it.
+fn ruled_out_words(threshold_pct: f64) -> String {
+    format!("; the interval ends below +{threshold_pct}%, so the claimed difference is ruled out")
 }
 
 fn outcome_words(v: compare::Verdict, threshold_pct: f64) -> String {
@@ -299,13 +315,20 @@ fn faster_threads(data: &StepData, a: &str, b: &str, ops: &[Op], threads: u32) -
         let p = stats::welch_log_p(&ra.children.values, &rb.children.values);
         let ci = stats::welch_log_ci(&ra.children.values, &rb.children.values);
         let verdict = compare::decide(ratio, ci, p.is_some_and(|p| p < ALPHA), an.threshold_pct);
-        match claim_verdict(verdict) {
+        let claim = claim_verdict(verdict, ci, an.threshold_pct);
+        match claim {
             Verdict::Agrees => favour += 1,
             Verdict::Disagrees => against += 1,
             _ => {}
         }
+        let ruled_out = match (verdict, claim) {
+            (compare::Verdict::Inconclusive, Verdict::Disagrees) => {
+                ruled_out_words(an.threshold_pct)
+            }
+            _ => String::new(),
+        };
         parts.push(format!(
-            "{op} {} ({} vs {}, Welch {}, {})",
+            "{op} {} ({} vs {}, Welch {}, {}{ruled_out})",
             compare::change_with_ci(ratio, ci),
             format::rate(ra.children.median),
             format::rate(rb.children.median),
@@ -1049,6 +1072,43 @@ fn measured(ev: &dyn Evidence, step: &str, names: &[String]) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_claim_of_a_winner_is_refuted_when_its_direction_is_ruled_out() {
+        let inconclusive = compare::Verdict::Inconclusive;
+        // Significantly slower, by less than the threshold: no loser by the two-sided rule,
+        // but "a is faster" is ruled out.
+        assert_eq!(
+            claim_verdict(inconclusive, Some((0.952, 0.984)), 5.0),
+            Verdict::Disagrees
+        );
+        // Not significant either way, and the interval ends below +5%: ruled out too.
+        assert_eq!(
+            claim_verdict(inconclusive, Some((0.85, 1.03)), 5.0),
+            Verdict::Disagrees
+        );
+        // The interval reaches +5%: a may still be faster by the threshold.
+        assert_eq!(
+            claim_verdict(inconclusive, Some((0.98, 1.06)), 5.0),
+            Verdict::Inconclusive
+        );
+        assert_eq!(
+            claim_verdict(inconclusive, Some((0.90, 1.20)), 5.0),
+            Verdict::Inconclusive
+        );
+        assert_eq!(
+            claim_verdict(inconclusive, None, 5.0),
+            Verdict::Inconclusive
+        );
+        assert_eq!(
+            claim_verdict(compare::Verdict::Faster, Some((1.04, 1.12)), 5.0),
+            Verdict::Agrees
+        );
+        assert_eq!(
+            claim_verdict(compare::Verdict::Equivalent, Some((0.97, 1.03)), 5.0),
+            Verdict::Disagrees
+        );
+    }
 
     fn cell(median: f64) -> CellStats {
         CellStats::single(median)
