@@ -56,11 +56,13 @@ pub fn open_target(spec: &str) -> Result<Arc<dyn Backend>, String> {
     open_dir(spec)
 }
 
-/// `nfs://`: the version picks the client (NFSv4.1: nfs-rs; NFSv3 and NFSv4.0: libnfs).
+/// `nfs://`: the version picks the client (NFSv4.1 and 4.2: nfs-rs; NFSv3 and NFSv4.0:
+/// libnfs).
 fn open_nfs(spec: &str) -> Result<Arc<dyn Backend>, String> {
-    match nfsurl::parse(spec)?.version {
-        nfsurl::Version::V4_1 => open_nfs41(spec),
-        _ => open_libnfs(spec),
+    if nfsurl::parse(spec)?.version.through_nfs_rs() {
+        open_nfs41(spec)
+    } else {
+        open_libnfs(spec)
     }
 }
 
@@ -84,7 +86,7 @@ fn open_nfs41(spec: &str) -> Result<Arc<dyn Backend>, String> {
 #[cfg(not(feature = "nfs41"))]
 fn open_nfs41(spec: &str) -> Result<Arc<dyn Backend>, String> {
     Err(format!(
-        "target '{spec}': this build has no native NFSv4.1 client (build sharebench-backends with feature 'nfs41')"
+        "target '{spec}': this build has no native NFSv4.1/4.2 client (build sharebench-backends with feature 'nfs41')"
     ))
 }
 

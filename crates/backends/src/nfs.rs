@@ -105,9 +105,9 @@ impl NfsBackend {
         let version = match t.version {
             Version::V3 => 3,
             Version::V4_0 => 4,
-            Version::V4_1 => {
+            Version::V4_1 | Version::V4_2 => {
                 return Err(format!(
-                    "target '{spec}': libnfs speaks NFSv3 and NFSv4.0 only; NFSv4.1 goes through nfs-rs"
+                    "target '{spec}': libnfs speaks NFSv3 and NFSv4.0 only; NFSv4.1 and 4.2 go through nfs-rs"
                 ))
             }
         };

@@ -1,6 +1,8 @@
-//! `nfs://host[:port]/pseudo/path?version=4.1`: a native NFSv4.1 client through the
-//! pure-Rust nfs-rs crate, for hosts without a kernel NFS client (libnfs 4.0 has no
-//! NFSv4.1). One mount per target: one TCP connection carrying one NFSv4.1 session
+//! `nfs://host[:port]/pseudo/path?version=4.1` (or `4.2`): a native NFSv4.1 client through
+//! the pure-Rust nfs-rs crate, for hosts without a kernel NFS client (libnfs 4.0 has no
+//! NFSv4.1). `version=4.2` mounts the same way with minor version 2 (the operations sent
+//! are NFSv4.1's; a server answers them as a v4.2 server, where it has a v4.2 path).
+//! One mount per target: one TCP connection carrying one NFSv4.1 session
 //! (EXCHANGE_ID, CREATE_SESSION, every COMPOUND led by SEQUENCE, the back channel bound
 //! with BIND_CONN_TO_SESSION), shared by every open file and worker.
 //!
@@ -43,8 +45,13 @@ use std::sync::{mpsc, Arc};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-/// What records and manifests call this client.
-pub const CLIENT: &str = "nfs-rs-nfs4.1";
+/// What records and manifests call this client, and how its errors begin.
+fn names(version: Version) -> (&'static str, &'static str) {
+    match version {
+        Version::V4_2 => ("nfs-rs-nfs4.2", "nfs4.2"),
+        _ => ("nfs-rs-nfs4.1", "nfs4.1"),
+    }
+}
 
 /// A call that takes longer fails instead of hanging the run (nfs-rs has its own, shorter
 /// per-RPC timeouts; this bounds retries too).
@@ -83,7 +90,7 @@ fn nfs_rs_url(t: &crate::nfsurl::Target, ip: IpAddr, reserved_port: bool) -> Str
             path.push_str(&format!("%{b:02X}"));
         }
     }
-    let mut url = format!("nfs://{host}{path}?version=4.1");
+    let mut url = format!("nfs://{host}{path}?version={}", t.version.name());
     if let Some(p) = t.port {
         url.push_str(&format!("&nfsport={p}"));
     }
@@ -140,8 +147,9 @@ fn nfs4_status(e: &NfsError) -> Option<Nfs4ErrorCode> {
     }
 }
 
-/// One line for the user: the operation, what it was on, and nfs-rs's error chain.
-fn io_error(op: &str, what: &str, e: NfsError) -> io::Error {
+/// One line for the user: the protocol (`nfs4.1`), the operation, what it was on, and
+/// nfs-rs's error chain.
+fn io_error(label: &str, op: &str, what: &str, e: NfsError) -> io::Error {
     let kind = match nfs4_status(&e).and_then(errno_of) {
         Some(errno) => io::Error::from_raw_os_error(errno).kind(),
         None => e.kind(),
@@ -157,7 +165,7 @@ fn io_error(op: &str, what: &str, e: NfsError) -> io::Error {
         source = s.source();
     }
     let detail = detail.replace('\n', " ");
-    io::Error::new(kind, format!("nfs4.1 {op} {what}: {detail}"))
+    io::Error::new(kind, format!("{label} {op} {what}: {detail}"))
 }
 
 /// Runs `rt`'s timers, tasks and I/O for [`IDLE_DRIVE`]. The timer is made inside the
@@ -170,6 +178,8 @@ fn drive_briefly(rt: &tokio::runtime::Runtime) {
 struct Client {
     rt: tokio::runtime::Runtime,
     mount: Box<dyn Mount>,
+    /// `nfs4.1` or `nfs4.2`, for error messages.
+    label: &'static str,
     /// Calls running now, and when the last one ended (ms since `born`): the keeper drives
     /// the runtime only when both say it is idle.
     busy: AtomicUsize,
@@ -195,10 +205,14 @@ impl Client {
         self.busy.fetch_sub(1, Ordering::SeqCst);
         match r {
             Ok(Ok(v)) => Ok(v),
-            Ok(Err(e)) => Err(io_error(op, what, e)),
+            Ok(Err(e)) => Err(io_error(self.label, op, what, e)),
             Err(_) => Err(io::Error::new(
                 io::ErrorKind::TimedOut,
-                format!("nfs4.1 {op} {what}: no answer within {} s", limit.as_secs()),
+                format!(
+                    "{} {op} {what}: no answer within {} s",
+                    self.label,
+                    limit.as_secs()
+                ),
             )),
         }
     }
@@ -234,6 +248,7 @@ impl Client {
 
 pub struct Nfs41Backend {
     shown: String,
+    version: Version,
     client: Arc<Client>,
     read_max: usize,
     write_max: usize,
@@ -247,14 +262,15 @@ pub struct Nfs41Backend {
 
 impl Nfs41Backend {
     /// Parses `spec`, checks the host against the network rule, mounts the export over
-    /// NFSv4.1 and checks that it is a directory. Errors are one line for the user.
+    /// NFSv4.1 or 4.2 and checks that it is a directory. Errors are one line for the user.
     pub fn new(spec: &str) -> Result<Nfs41Backend, String> {
         let t = parse(spec)?;
-        if t.version != Version::V4_1 {
+        if !t.version.through_nfs_rs() {
             return Err(format!(
-                "target '{spec}': the nfs-rs client here is for version=4.1 only"
+                "target '{spec}': the nfs-rs client here is for version=4.1 and 4.2 only"
             ));
         }
+        let (_, label) = names(t.version);
         if t.nconnect > 1 {
             return Err(format!(
                 "target '{spec}': nconnect is libnfs's (version=3 or 4.0); nfs-rs keeps one session per target"
@@ -262,7 +278,7 @@ impl Nfs41Backend {
         }
         if t.arg("mountport").is_some() {
             return Err(format!(
-                "target '{spec}': mountport is NFSv3's MOUNT service; NFSv4.1 has none"
+                "target '{spec}': mountport is NFSv3's MOUNT service; NFSv4 has none"
             ));
         }
         let ip = netguard::resolve_allowed(&t.host, spec)?;
@@ -281,12 +297,12 @@ impl Nfs41Backend {
             Ok(Err(e)) => {
                 return Err(format!(
                     "target '{spec}': {}",
-                    io_error("mount", &t.path, e)
+                    io_error(label, "mount", &t.path, e)
                 ))
             }
             Err(_) => {
                 return Err(format!(
-                    "target '{spec}': NFSv4.1 mount: no answer within {} s",
+                    "target '{spec}': {label} mount: no answer within {} s",
                     MOUNT_TIMEOUT.as_secs()
                 ))
             }
@@ -294,6 +310,7 @@ impl Nfs41Backend {
         let client = Arc::new(Client {
             rt,
             mount,
+            label,
             busy: AtomicUsize::new(0),
             last_ms: AtomicU64::new(0),
             born: Instant::now(),
@@ -301,6 +318,7 @@ impl Nfs41Backend {
         // From here on, dropping `backend` unmounts.
         let mut backend = Nfs41Backend {
             shown: spec.to_string(),
+            version: t.version,
             client: client.clone(),
             read_max: (client.mount.get_max_read_size() as usize).max(4096),
             write_max: (client.mount.get_max_write_size() as usize).max(4096),
@@ -308,16 +326,21 @@ impl Nfs41Backend {
             pnfs_mds: client.mount.capabilities().pnfs,
             keeper: None,
         };
-        if client.mount.version() != NFSVersion::NFSv4p1 {
+        let asked = match t.version {
+            Version::V4_2 => NFSVersion::NFSv4p2,
+            _ => NFSVersion::NFSv4p1,
+        };
+        if client.mount.version() != asked {
             return Err(format!(
-                "target '{spec}': nfs-rs mounted {:?}, not NFSv4.1",
-                client.mount.version()
+                "target '{spec}': nfs-rs mounted {:?}, not NFSv{}",
+                client.mount.version(),
+                t.version.name()
             ));
         }
         let limits = client.rt.block_on(client.mount.nfs41_channel_limits());
         let Some(limits) = limits else {
             return Err(format!(
-                "target '{spec}': nfs-rs reports no NFSv4.1 session for this mount"
+                "target '{spec}': nfs-rs reports no NFSv4.1 or 4.2 session for this mount"
             ));
         };
         backend.slots = Some(limits.max_requests);
@@ -356,7 +379,10 @@ impl Nfs41Backend {
             if target.starts_with('/') {
                 return Err(io::Error::new(
                     io::ErrorKind::Unsupported,
-                    format!("nfs4.1 stat {path}: absolute symlink target '{target}' is outside the export"),
+                    format!(
+                        "{} stat {path}: absolute symlink target '{target}' is outside the export",
+                        self.client.label
+                    ),
                 ));
             }
             let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
@@ -421,7 +447,7 @@ fn time_of(ns: i128) -> io::Result<nfs_rs::Time> {
     let secs = u32::try_from(secs).map_err(|_| {
         io::Error::new(
             io::ErrorKind::InvalidInput,
-            "nfs4.1: nfs-rs takes times from 1970 to 2106 only",
+            "nfs-rs takes times from 1970 to 2106 only",
         )
     })?;
     Ok(nfs_rs::Time {
@@ -441,15 +467,18 @@ impl Backend for Nfs41Backend {
         } else {
             ""
         };
+        let (client, label) = names(self.version);
         TargetInfo {
             backend: "nfs".into(),
-            client: CLIENT.into(),
+            client: client.into(),
             local_root: None,
-            fs_type: Some("nfs4.1".into()),
+            fs_type: Some(label.into()),
             mount_point: Some(self.shown.clone()),
             mount_options: Some(format!(
-                "vers=4.1,rsize={},wsize={}{slots}{pnfs},nocache,unstable-writes,commit-on-fsync-and-close,one-session-per-target",
-                self.read_max, self.write_max
+                "vers={},rsize={},wsize={}{slots}{pnfs},nocache,unstable-writes,commit-on-fsync-and-close,one-session-per-target",
+                self.version.name(),
+                self.read_max,
+                self.write_max
             )),
         }
     }
@@ -706,7 +735,8 @@ impl FileHandle for Nfs41File {
         )?;
         if data.len() > n {
             return Err(io::Error::other(format!(
-                "nfs4.1 read: the server sent {} bytes for a READ of {n}",
+                "{} read: the server sent {} bytes for a READ of {n}",
+                self.client.label,
                 data.len()
             )));
         }
@@ -810,10 +840,20 @@ mod tests {
 
     #[test]
     fn errors_keep_their_kind_and_name_the_call() {
-        let e = io_error("open", "/d/f", NfsError::Nfs4(Nfs4ErrorCode::NFS4ERR_NOENT));
+        let e = io_error(
+            "nfs4.1",
+            "open",
+            "/d/f",
+            NfsError::Nfs4(Nfs4ErrorCode::NFS4ERR_NOENT),
+        );
         assert_eq!(e.kind(), io::ErrorKind::NotFound);
         assert!(e.to_string().starts_with("nfs4.1 open /d/f: "), "{e}");
-        let e = io_error("mkdir", "/d", NfsError::Nfs4(Nfs4ErrorCode::NFS4ERR_EXIST));
+        let e = io_error(
+            "nfs4.2",
+            "mkdir",
+            "/d",
+            NfsError::Nfs4(Nfs4ErrorCode::NFS4ERR_EXIST),
+        );
         assert_eq!(e.kind(), io::ErrorKind::AlreadyExists);
     }
 

@@ -1,5 +1,5 @@
 //! `nfs://host[:port]/path?version=...` targets, parsed once for both native NFS clients:
-//! libnfs (`nfs.rs`: NFSv3 and NFSv4.0) and nfs-rs (`nfs41.rs`: NFSv4.1). The version
+//! libnfs (`nfs.rs`: NFSv3 and NFSv4.0) and nfs-rs (`nfs41.rs`: NFSv4.1 and 4.2). The version
 //! picks the client. Not: name resolution or the network rule (see `netguard`).
 
 /// The NFS version a target asks for, which also chooses the client library.
@@ -11,16 +11,25 @@ pub enum Version {
     V4_0,
     /// NFSv4.1 through nfs-rs (`version=4.1`).
     V4_1,
+    /// NFSv4.2 through nfs-rs (`version=4.2`): NFSv4.1's operations, on a session of
+    /// minor version 2.
+    V4_2,
 }
 
 impl Version {
-    /// As written in records and mount options: `3`, `4.0`, `4.1`.
+    /// As written in records and mount options: `3`, `4.0`, `4.1`, `4.2`.
     pub fn name(self) -> &'static str {
         match self {
             Version::V3 => "3",
             Version::V4_0 => "4.0",
             Version::V4_1 => "4.1",
+            Version::V4_2 => "4.2",
         }
+    }
+
+    /// Versions nfs-rs speaks here (the others go through libnfs).
+    pub fn through_nfs_rs(self) -> bool {
+        matches!(self, Version::V4_1 | Version::V4_2)
     }
 }
 
@@ -104,14 +113,10 @@ pub fn parse(spec: &str) -> Result<Target, String> {
                     "3" => Version::V3,
                     "4" | "4.0" => Version::V4_0,
                     "4.1" => Version::V4_1,
-                    "4.2" => {
-                        return Err(bad(
-                            "NFS version 4.2 is not available: version=3 and 4 (4.0) go through libnfs, version=4.1 through nfs-rs",
-                        ))
-                    }
+                    "4.2" => Version::V4_2,
                     _ => {
                         return Err(bad(&format!(
-                            "unknown NFS version '{v}' (3, 4 or 4.0, 4.1)"
+                            "unknown NFS version '{v}' (3, 4 or 4.0, 4.1, 4.2)"
                         )))
                     }
                 }
@@ -140,8 +145,8 @@ pub fn parse(spec: &str) -> Result<Target, String> {
             }
             _ => {
                 return Err(bad(&format!(
-                    "unknown argument '{k}' (known: version, uid, gid, nfsport, mountport, nconnect)"
-                )))
+                "unknown argument '{k}' (known: version, uid, gid, nfsport, mountport, nconnect)"
+            )))
             }
         }
     }
@@ -195,6 +200,10 @@ mod tests {
             parse("nfs://h/x?version=3&version=4.1").unwrap().version,
             Version::V4_1
         );
+        let t = parse("nfs://h/x?version=4.2").unwrap();
+        assert_eq!((t.version, t.version.name()), (Version::V4_2, "4.2"));
+        assert!(t.version.through_nfs_rs() && Version::V4_1.through_nfs_rs());
+        assert!(!Version::V3.through_nfs_rs() && !Version::V4_0.through_nfs_rs());
     }
 
     #[test]
@@ -203,7 +212,6 @@ mod tests {
             ("nfs://127.0.0.1", "no export path"),
             ("nfs:///x", "no host"),
             ("nfs://h:99999/x", "bad port"),
-            ("nfs://h/x?version=4.2", "4.2 is not available"),
             ("nfs://h/x?version=4.10", "unknown NFS version '4.10'"),
             ("nfs://h/x?version=41", "unknown NFS version"),
             ("nfs://h/x?version=4.1&readahead=1", "unknown argument"),

@@ -132,7 +132,8 @@ pub struct RunArgs {
 
     /// Requests each worker keeps in flight, as a kernel client's readahead and write-behind
     /// or fio's iodepth do: directories through io_uring (--direct works alongside),
-    /// nfs:// NFSv3 and NFSv4.0 through libnfs's asynchronous calls, null://. 1 is one call
+    /// nfs:// (libnfs's asynchronous calls; nfs-rs's session slots for 4.1 and 4.2),
+    /// gluster://, smb://...?client=smb2, null:// (libsmbclient cannot). 1 is one call
     /// at a time, IOzone's way. record-rewrite and the f* (stdio) operations, whose order
     /// allows no overlap, and mmap mode run at 1; records say the depth (docs/operations.md).
     /// --workload load: each worker's requests go out on schedule on N lanes (threads, each

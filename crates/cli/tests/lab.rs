@@ -261,6 +261,7 @@ fn up_with_shaped_links() -> Lab {
             "lab:smb2",
             "lab:nfs3",
             "lab:nfs4",
+            "lab:nfs42",
             "lab:gluster-nfs3",
             "lab:gluster-gfapi",
             "lab:gluster-replica-gfapi",
@@ -510,6 +511,7 @@ fn native_clients_check_every_byte_on_every_target() {
         "lab:smb2",
         "lab:nfs3",
         "lab:nfs4",
+        "lab:nfs42",
         "lab:dfs-smb",
         "lab:gluster-nfs3",
         "lab:gluster",
@@ -543,6 +545,7 @@ fn native_clients_check_every_byte_on_every_target() {
     assert_eq!(client("lab:smb"), "libsmbclient");
     assert_eq!(client("lab:nfs3"), "libnfs-nfs3");
     assert_eq!(client("lab:nfs4"), "nfs-rs-nfs4.1");
+    assert_eq!(client("lab:nfs42"), "nfs-rs-nfs4.2");
     assert_eq!(client("lab:gluster"), "fuse");
     assert_eq!(client("lab:gluster-gfapi"), "gfapi");
     assert_eq!(client("lab:smb-fuse"), "fuse");

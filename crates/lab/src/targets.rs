@@ -114,12 +114,18 @@ fn native_targets(state: &LabState, client: &Host) -> Vec<LabTarget> {
                 format!("nfs://{}{}/?version=3", g.address, real.display()),
                 &g.name,
             );
-            // NFSv4.1 (sessions), through the nfs-rs client.
-            add(
-                &format!("nfs4{at}"),
-                format!("nfs://{}{}/?version=4.1", g.address, ganesha::pseudo(b)),
-                &g.name,
-            );
+            // NFSv4.1 (sessions) and NFSv4.2, through the nfs-rs client.
+            for (name, version) in [("nfs4", "4.1"), ("nfs42", "4.2")] {
+                add(
+                    &format!("{name}{at}"),
+                    format!(
+                        "nfs://{}{}/?version={version}",
+                        g.address,
+                        ganesha::pseudo(b)
+                    ),
+                    &g.name,
+                );
+            }
         }
     }
     if let Some(g) = t.host_with(Service::Ganesha) {
@@ -284,7 +290,7 @@ fn server_path(state: &LabState, target: &LabTarget) -> Option<PathBuf> {
     Some(match name {
         "gluster" | "gluster-gfapi" => brick(gluster::SINGLE),
         "gluster-replica" | "gluster-nfs3" | "gluster-replica-gfapi" => brick(gluster::REPLICA),
-        "nfs3" | "nfs4" => data.join("nfs-sharing"),
+        "nfs3" | "nfs4" | "nfs42" => data.join("nfs-sharing"),
         n if n.starts_with("smb") => data.join("smb-sharing"),
         _ => return None,
     })
@@ -363,6 +369,9 @@ mod tests {
         assert!(get(&format!("lab:nfs4@{second}"))
             .url
             .contains("/nfs-sharing.1/?version=4.1"));
+        assert!(get(&format!("lab:nfs42@{second}"))
+            .url
+            .contains("/nfs-sharing.1/?version=4.2"));
         assert!(get(&format!("lab:smb2@{second}"))
             .url
             .ends_with("10.10.0.4/smb-sharing.1/"));

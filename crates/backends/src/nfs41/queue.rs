@@ -113,12 +113,15 @@ impl IoQueue for Nfs41Queue<'_> {
 
     fn complete(&mut self) -> io::Result<(usize, io::Result<usize>)> {
         if self.flight.iter().all(Option::is_none) {
-            return Err(io::Error::other("nfs4.1: no request in flight"));
+            return Err(io::Error::other(format!(
+                "{}: no request in flight",
+                self.file.client.label
+            )));
         }
         let client = self.file.client.clone();
         let flight = &mut self.flight;
         client.busy.fetch_add(1, Ordering::SeqCst);
-        let next = crate::inflight::wait_next(&client.rt, flight, CALL_TIMEOUT, "nfs4.1");
+        let next = crate::inflight::wait_next(&client.rt, flight, CALL_TIMEOUT, client.label);
         client
             .last_ms
             .store(client.born.elapsed().as_millis() as u64, Ordering::SeqCst);
@@ -126,7 +129,7 @@ impl IoQueue for Nfs41Queue<'_> {
         let (slot, write, out) = next?;
         let op = if write { "write" } else { "read" };
         let res = match out {
-            Err(e) => Err(io_error(op, &self.file.path, e)),
+            Err(e) => Err(io_error(client.label, op, &self.file.path, e)),
             Ok(Done::Read(data)) => {
                 self.slots[slot][..data.len()].copy_from_slice(&data);
                 Ok(data.len())
