@@ -825,7 +825,7 @@ mod tests {
     #[test]
     fn refuses_what_nfsv41_does_not_have_in_one_line() {
         for (spec, needle) in [
-            ("nfs://127.0.0.1/x?version=3", "version=4.1 only"),
+            ("nfs://127.0.0.1/x?version=3", "version=4.1 and 4.2 only"),
             ("nfs://127.0.0.1/x?version=4.1&mountport=635", "MOUNT"),
             (
                 "nfs://127.0.0.1/x?version=4.1&nconnect=2",
