@@ -54,3 +54,4 @@ prepare() {
 
 # The SHA-256 is Cargo.lock's checksum of the published crate.
 prepare nfs-rs 0.11.1 39deafafcd18d68d46634ab3760dc536473b8f830fbb6ffc758af03b53693128
+prepare smb2 0.39.0 fdf2efe6ebfe83abf0813ef2de818ed1095cb36a19e7b2f6d44b3226238b202f
