@@ -238,15 +238,14 @@ fn faster(data: &StepData, a: &str, b: &str, ops: &[Op], class: Option<SizeClass
     }
     let verdict = claim_verdict(o.verdict, o.ci, an.threshold_pct);
     let to_decide = match (o.verdict, verdict) {
-        (compare::Verdict::Inconclusive, Verdict::Disagrees) => ruled_out_words(an.threshold_pct),
-        (compare::Verdict::Inconclusive, _) => {
+        (compare::Verdict::Inconclusive, Verdict::Inconclusive) => {
             compare::data_to_decide(o.geo_ratio, o.ci, an.threshold_pct)
                 .map(|k| {
                     format!("; deciding it would take about {k:.1}x the repetitions at this spread")
                 })
                 .unwrap_or_default()
         }
-        _ => String::new(),
+        _ => ruled_out_words(o.verdict, verdict, an.threshold_pct),
     };
     Outcome {
         verdict,
@@ -281,9 +280,15 @@ fn rules_out_faster(ci: Option<(f64, f64)>, threshold_pct: f64) -> bool {
     ci.is_some_and(|(_, hi)| hi < 1.0 + threshold_pct / 100.0)
 }
 
-/// What an inconclusive comparison that still refutes the claim says about it.
-fn ruled_out_words(threshold_pct: f64) -> String {
-    format!("; the interval ends below +{threshold_pct}%, so the claimed difference is ruled out")
+/// What an inconclusive comparison that still refutes the claim says about it (nothing for
+/// any other comparison).
+fn ruled_out_words(v: compare::Verdict, claim: Verdict, threshold_pct: f64) -> String {
+    match (v, claim) {
+        (compare::Verdict::Inconclusive, Verdict::Disagrees) => format!(
+            "; the interval ends below +{threshold_pct}%, so the claimed difference is ruled out"
+        ),
+        _ => String::new(),
+    }
 }
 
 fn outcome_words(v: compare::Verdict, threshold_pct: f64) -> String {
@@ -321,12 +326,7 @@ fn faster_threads(data: &StepData, a: &str, b: &str, ops: &[Op], threads: u32) -
             Verdict::Disagrees => against += 1,
             _ => {}
         }
-        let ruled_out = match (verdict, claim) {
-            (compare::Verdict::Inconclusive, Verdict::Disagrees) => {
-                ruled_out_words(an.threshold_pct)
-            }
-            _ => String::new(),
-        };
+        let ruled_out = ruled_out_words(verdict, claim, an.threshold_pct);
         parts.push(format!(
             "{op} {} ({} vs {}, Welch {}, {}{ruled_out})",
             compare::change_with_ci(ratio, ci),
