@@ -3,6 +3,8 @@
 //! buffer). The queue owns its buffers, 4 KiB aligned so `--direct` works alongside, and
 //! never frees one the kernel may still write: a slot is reused only after its completion,
 //! and dropping the queue first waits for every request in flight.
+//! A wait for a completion first watches the ring for a few microseconds, then sleeps in
+//! the kernel ([`Spin`]).
 //! Not: registered buffers or files, polling modes (SQPOLL, IOPOLL): plain submissions, as
 //! fio's io_uring engine does by default.
 
@@ -14,6 +16,7 @@ use std::fs::File;
 use std::io;
 use std::marker::PhantomData;
 use std::os::unix::io::{AsRawFd, RawFd};
+use std::time::{Duration, Instant};
 
 /// Checks that the kernel gives this process a ring of `depth` entries; the error is one
 /// line for the user.
@@ -25,15 +28,59 @@ pub fn probe(depth: u32) -> Result<(), String> {
 
 /// A ring of `entries` for one thread, set up as fio's io_uring engine does where the
 /// kernel allows (6.1 and later): completions are handled when this thread waits for them
-/// (`DEFER_TASKRUN`, `SINGLE_ISSUER`), not by interrupting it as each one arrives; a plain
-/// ring on older kernels.
+/// (`DEFER_TASKRUN`, `SINGLE_ISSUER`), not by interrupting it as each one arrives, and the
+/// ring's flags say when some are waiting to be handled (`TASKRUN_FLAG`, which [`Spin`]
+/// watches); a plain ring on older kernels.
 fn ring(entries: u32) -> io::Result<IoUring> {
     IoUring::builder()
         .setup_coop_taskrun()
+        .setup_taskrun_flag()
         .setup_single_issuer()
         .setup_defer_taskrun()
         .build(entries)
         .or_else(|_| IoUring::new(entries))
+}
+
+/// How a queue waits for its next completion: by watching the ring for up to [`Spin::LIMIT`]
+/// before it sleeps in the kernel, as the kernel's hybrid polling does. A sleeping thread
+/// must be woken by the thread that completed the request, and on these virtual machines a
+/// wake-up costs tens of microseconds: 4 KiB reads of tmpfs at depth 8, each done by an
+/// io_uring worker thread in a few microseconds, ran at 0.6x fio's rate when every wait
+/// slept, and at 2-3x with the watch (docs/operations.md). Where requests take longer than
+/// the watch (a disk), watching would only burn CPU, so each watch that sees nothing halves
+/// how often the next waits watch (down to one in 64), and one that sees a completion
+/// restores it. The CPU spent watching is the client's and is counted as such.
+#[derive(Debug, Default)]
+struct Spin {
+    /// Consecutive watches that saw nothing (at most [`Spin::MAX_MISSES`]).
+    misses: u32,
+    /// Waits since the last watch.
+    waits: u32,
+}
+
+impl Spin {
+    const LIMIT: Duration = Duration::from_micros(20);
+    const MAX_MISSES: u32 = 6;
+
+    /// Whether this wait should watch first: every wait while watches see completions,
+    /// one in 2^misses otherwise.
+    fn should_watch(&mut self) -> bool {
+        self.waits += 1;
+        if self.waits >= 1 << self.misses {
+            self.waits = 0;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn saw(&mut self, completion: bool) {
+        self.misses = if completion {
+            0
+        } else {
+            (self.misses + 1).min(Self::MAX_MISSES)
+        };
+    }
 }
 
 /// Up to `depth` requests on one file in flight through one ring.
@@ -47,6 +94,7 @@ pub struct UringQueue<'f> {
     iovecs: Vec<Vec<libc::iovec>>,
     in_flight: usize,
     ready: VecDeque<(usize, io::Result<usize>)>,
+    spin: Spin,
 }
 
 // SAFETY: the iovecs' raw pointers point into `slots`, which the queue owns and which move
@@ -65,6 +113,7 @@ impl<'f> UringQueue<'f> {
             iovecs: vec![Vec::new(); depth],
             in_flight: 0,
             ready: VecDeque::new(),
+            spin: Spin::default(),
         })
     }
 
@@ -89,6 +138,25 @@ impl<'f> UringQueue<'f> {
             self.ready.push_back((cqe.user_data() as usize, out));
         }
         Ok(())
+    }
+
+    /// Waits until at least one completion has arrived: watching the ring first when
+    /// [`Spin`] says so, then asleep in the kernel.
+    fn wait_one(&mut self) -> io::Result<()> {
+        if self.spin.should_watch() {
+            let start = Instant::now();
+            while start.elapsed() < Spin::LIMIT {
+                // With DEFER_TASKRUN a completion waits in the kernel (the flag) until an
+                // enter collects it; on a plain ring it is already in the queue.
+                if self.ring.submission().taskrun() || !self.ring.completion().is_empty() {
+                    self.spin.saw(true);
+                    return self.reap(0);
+                }
+                std::hint::spin_loop();
+            }
+            self.spin.saw(false);
+        }
+        self.reap(1)
     }
 }
 
@@ -157,7 +225,7 @@ impl IoQueue for UringQueue<'_> {
             if self.in_flight == 0 {
                 return Err(io::Error::other("io_uring: no request in flight"));
             }
-            self.reap(1)?;
+            self.wait_one()?;
         }
     }
 }
@@ -223,5 +291,21 @@ mod tests {
             );
         }
         assert!(q.complete().is_err(), "nothing left in flight");
+    }
+
+    #[test]
+    fn watches_back_off_while_they_see_nothing_and_return_when_they_do() {
+        let mut spin = Spin::default();
+        assert!(spin.should_watch(), "the first wait watches");
+        for _ in 0..10 {
+            spin.saw(false);
+        }
+        let watched = (0..128).filter(|_| spin.should_watch()).count();
+        assert_eq!(watched, 2, "one wait in 64 after many empty watches");
+        spin.saw(true);
+        assert!(
+            (0..4).all(|_| spin.should_watch()),
+            "every wait watches again"
+        );
     }
 }
