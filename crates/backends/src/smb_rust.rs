@@ -28,7 +28,7 @@ use smb2::msg::create::{
 };
 use smb2::msg::flush::FlushRequest;
 use smb2::msg::query_info::InfoType;
-use smb2::msg::read::{ReadRequest, ReadResponse, SMB2_CHANNEL_NONE};
+use smb2::msg::read::{ReadRequest, SMB2_CHANNEL_NONE};
 use smb2::msg::set_info::SetInfoRequest;
 use smb2::msg::write::{WriteRequest, WriteResponse};
 use smb2::pack::{FileTime, ReadCursor, Unpack};
@@ -38,6 +38,7 @@ use smb2::types::{Command, CreditCharge, Dialect, FileId, OplockLevel, TreeId};
 use smb2::{ClientConfig, FileTimes, RenameOptions, SmbClient, Tree};
 use std::future::Future;
 use std::io;
+use std::ops::Range;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, UNIX_EPOCH};
@@ -387,13 +388,58 @@ async fn open_file(conn: Connection, tree_id: TreeId, req: CreateRequest) -> smb
     Ok(CreateResponse::unpack(&mut ReadCursor::new(&frame.body))?.file_id)
 }
 
+/// A READ's reply with its data left where it arrived: the crate's `ReadResponse::unpack`
+/// would copy it out, and a 1 MiB READ is copied often enough on its way in.
+struct ReadReply {
+    body: Vec<u8>,
+    data: Range<usize>,
+}
+
+impl ReadReply {
+    fn data(&self) -> &[u8] {
+        &self.body[self.data.clone()]
+    }
+
+    /// The reply to a READ that found the end of the file.
+    fn eof() -> ReadReply {
+        ReadReply {
+            body: Vec::new(),
+            data: 0..0,
+        }
+    }
+
+    /// Where the data of a READ response's body lies (MS-SMB2 2.2.20: StructureSize 17,
+    /// DataOffset counted from the start of the SMB2 header, DataLength).
+    fn new(body: Vec<u8>) -> smb2::Result<ReadReply> {
+        const HEADER: usize = 64;
+        let malformed = || smb2::Error::invalid_data("malformed READ response");
+        if body.len() < 16 || body[..2] != 17u16.to_le_bytes() {
+            return Err(malformed());
+        }
+        let len = u32::from_le_bytes([body[4], body[5], body[6], body[7]]) as usize;
+        let data = if len == 0 {
+            0..0
+        } else {
+            let start = usize::from(body[2])
+                .checked_sub(HEADER)
+                .ok_or_else(malformed)?;
+            let end = start
+                .checked_add(len)
+                .filter(|&end| end <= body.len())
+                .ok_or_else(malformed)?;
+            start..end
+        };
+        Ok(ReadReply { body, data })
+    }
+}
+
 async fn read_at(
     conn: Connection,
     tree_id: TreeId,
     file_id: FileId,
     offset: u64,
     len: usize,
-) -> smb2::Result<Vec<u8>> {
+) -> smb2::Result<ReadReply> {
     let req = ReadRequest {
         padding: 0x50,
         flags: 0,
@@ -409,12 +455,12 @@ async fn read_at(
         .execute_with_credits(Command::Read, &req, Some(tree_id), charge(len))
         .await?;
     if frame.header.status == NtStatus::END_OF_FILE {
-        return Ok(Vec::new());
+        return Ok(ReadReply::eof());
     }
     if frame.header.status != NtStatus::SUCCESS {
         return Err(status_error(frame.header.status, Command::Read));
     }
-    Ok(ReadResponse::unpack(&mut ReadCursor::new(&frame.body))?.data)
+    ReadReply::new(frame.body)
 }
 
 async fn write_at(
@@ -743,9 +789,10 @@ impl FileHandle for SmbRustFile {
         let (file_id, path) = (self.file_id, self.path.clone());
         let c = self.conn();
         let tree_id = c.tree_id();
-        let data = c.run("read", &path, |_, conn| {
+        let reply = c.run("read", &path, |_, conn| {
             Box::pin(read_at(conn, tree_id, file_id, offset, n))
         })?;
+        let data = reply.data();
         let got = data.len().min(n);
         buf[..got].copy_from_slice(&data[..got]);
         Ok(got)
@@ -813,7 +860,8 @@ impl Drop for SmbRustFile {
 type Pending = Pin<Box<dyn Future<Output = smb2::Result<Done>>>>;
 
 enum Done {
-    Read(Vec<u8>),
+    /// The replies of a request's consecutive READs (one unless it was over the maximum).
+    Read(Vec<ReadReply>),
     Wrote(usize),
 }
 
@@ -834,17 +882,19 @@ async fn read_chunks(
     len: usize,
     max: usize,
 ) -> smb2::Result<Done> {
-    let mut out = Vec::with_capacity(len);
-    while out.len() < len {
-        let n = (len - out.len()).min(max);
-        let got = read_at(conn.clone(), ids.0, ids.1, offset + out.len() as u64, n).await?;
-        let short = got.len() < n;
-        out.extend_from_slice(&got[..got.len().min(n)]);
+    let (mut replies, mut got) = (Vec::new(), 0);
+    while got < len {
+        let n = (len - got).min(max);
+        let mut reply = read_at(conn.clone(), ids.0, ids.1, offset + got as u64, n).await?;
+        let short = reply.data.len() < n;
+        reply.data.end = reply.data.end.min(reply.data.start + n);
+        got += reply.data.len();
+        replies.push(reply);
         if short {
             break;
         }
     }
-    Ok(Done::Read(out))
+    Ok(Done::Read(replies))
 }
 
 async fn write_chunks(
@@ -855,6 +905,12 @@ async fn write_chunks(
     max: usize,
     through: bool,
 ) -> smb2::Result<Done> {
+    if data.len() <= max {
+        // One WRITE: the data goes as it is, not copied into a chunk.
+        let n = data.len();
+        let wrote = write_at(conn, ids.0, ids.1, offset, data, through).await?;
+        return Ok(Done::Wrote(wrote.min(n)));
+    }
     let mut done = 0;
     while done < data.len() {
         let n = (data.len() - done).min(max);
@@ -912,9 +968,13 @@ impl IoQueue for SmbQueue<'_> {
         let op = if write { "write" } else { "read" };
         let res = match out {
             Err(e) => Err(io_error(op, &self.file.path, e)),
-            Ok(Done::Read(data)) => {
-                self.slots[slot][..data.len()].copy_from_slice(&data);
-                Ok(data.len())
+            Ok(Done::Read(replies)) => {
+                let mut got = 0;
+                for data in replies.iter().map(ReadReply::data) {
+                    self.slots[slot][got..got + data.len()].copy_from_slice(data);
+                    got += data.len();
+                }
+                Ok(got)
             }
             Ok(Done::Wrote(n)) => Ok(n),
         };
@@ -936,6 +996,37 @@ impl Drop for SmbQueue<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A READ response's body: header fields, then `pad` bytes, then `data`.
+    fn read_body(data_offset: u8, data: &[u8], pad: usize) -> Vec<u8> {
+        let mut b = 17u16.to_le_bytes().to_vec();
+        b.extend([data_offset, 0]);
+        b.extend((data.len() as u32).to_le_bytes());
+        b.extend([0; 8]);
+        b.extend(vec![0; pad]);
+        b.extend(data);
+        b
+    }
+
+    #[test]
+    fn a_read_reply_finds_its_data_in_place_and_refuses_what_overruns() {
+        let r = ReadReply::new(read_body(64 + 16, b"abc", 0)).unwrap();
+        assert_eq!(r.data(), b"abc");
+        let r = ReadReply::new(read_body(64 + 24, b"xyz", 8)).unwrap();
+        assert_eq!(r.data(), b"xyz", "data where its offset says, past padding");
+        assert_eq!(ReadReply::new(read_body(0, b"", 0)).unwrap().data(), b"");
+        let mut overrun = read_body(64 + 16, b"abc", 0);
+        overrun[4] = 4;
+        assert!(ReadReply::new(overrun).is_err(), "length beyond the body");
+        assert!(
+            ReadReply::new(read_body(10, b"abc", 0)).is_err(),
+            "offset inside the header"
+        );
+        let mut size = read_body(64 + 16, b"abc", 0);
+        size[0] = 16;
+        assert!(ReadReply::new(size).is_err(), "not a READ response");
+        assert!(ReadReply::new(vec![17, 0, 80]).is_err(), "too short");
+    }
 
     #[test]
     fn opens_ask_for_what_open_2_would() {
