@@ -23,8 +23,27 @@ if [[ -n ${BENCH_OUT:-} ]]; then
 else
   OUT=$(mktemp -d /tmp/sharebench-bench-out.XXXXXX); KEEP_OUT=
 fi
-# Removes the work files, and the outputs unless BENCH_OUT asked to keep them.
+# The iodepth section's xfs file system (a loop image), made and removed by the bench.
+XFS_DIR= XFS_LOOP= XFS_MNT=
+# Makes the xfs image, its loop device and its mount, all under a new directory of the bench's.
+xfs_up() {
+  [ "$(id -u)" = 0 ] && command -v mkfs.xfs >/dev/null && command -v losetup >/dev/null || return 1
+  XFS_DIR=$(mktemp -d "$IODEPTH_DIR/sharebench-bench-xfs.XXXXXX")
+  truncate -s 512M "$XFS_DIR/image" && mkfs.xfs -q "$XFS_DIR/image" || return 1
+  XFS_LOOP=$(losetup --find --show --direct-io=on "$XFS_DIR/image") || return 1
+  mkdir "$XFS_DIR/mnt" && mount "$XFS_LOOP" "$XFS_DIR/mnt" && XFS_MNT=$XFS_DIR/mnt
+}
+# Undoes what xfs_up made, and nothing else: only its own mount, loop device and directory.
+xfs_down() {
+  if [ -n "$XFS_MNT" ] && mountpoint -q "$XFS_MNT"; then umount "$XFS_MNT"; fi
+  if [ -n "$XFS_LOOP" ]; then losetup -d "$XFS_LOOP"; fi
+  if [ -n "$XFS_DIR" ]; then rm -rf "$XFS_DIR"; fi
+  XFS_DIR= XFS_LOOP= XFS_MNT=
+}
+# Removes the work files (and the iodepth section's xfs image if it is still there), and
+# the outputs unless BENCH_OUT asked to keep them.
 remove_work() {
+  xfs_down
   rm -rf "$WORK"
   if [ -z "$KEEP_OUT" ]; then rm -rf "$OUT"; fi
 }
@@ -214,6 +233,7 @@ print(f'{\"$label\":<34} sharebench {a/1024:10.1f} MiB/s  $4 {b/1024:10.1f} MiB/
   line "smb3 1m write 256m" "${ssw[*]}" "${scw[*]}" "smbclient"
   line "smb3 1m read 256m" "${ssr[*]}" "${scr[*]}" "smbclient"
   nfs41_against_nfs3 "nfs://127.0.0.1/bench?version=4.1" "$nfs"
+  smb_clients "$smb"
 }
 
 # Issue 13's bar: the NFSv4.1 client (nfs-rs, patched: third_party/) at least 0.9x NFSv3
@@ -249,6 +269,64 @@ for (op, rs), q in sorted(ratios.items(), key=lambda kv: (kv[0][0] != "write", k
     q.sort()
     print(f"{'nfs v4.1/v3 ' + op + ' ' + str(rs // 1024) + 'k, 16m file':<34} ratio {st.median(q):.2f}x"
           f" (range {q[0]:.2f}-{q[-1]:.2f}, target >= 0.9x), {len(q)} rounds of 5 interleaved samples")
+PY
+}
+
+# Issue 13's SMB bars, against the section's Samba (SMB 3.1.1, signing required): the smb2
+# crate's client (patched: third_party/) against libsmbclient at 4k, 64k and 1m records,
+# one run per round with both targets interleaved (per round the ratio of each cell's
+# medians); and each client with 4 workers against 1 at 4 KiB records (target: >= 1.5x),
+# the two runs of a round in alternating order. Median and range over ROUNDS rounds.
+smb_clients() { # libsmbclient-url
+  local rows="$OUT/smb.rows" smb2="$1?client=smb2" i t
+  : >"$rows"
+  for i in $(seq "$ROUNDS"); do
+    rm -rf "$OUT/smb.sb"
+    "$BIN" run -i write,read --file-sizes 16m --record-sizes 4k,64k,1m --reps 5 \
+      --out "$OUT/smb.sb" "$smb2" "$1" >/dev/null 2>&1 || { echo "smb clients: sharebench run failed"; return 0; }
+    python3 - "$OUT/smb.sb/results.jsonl" "$smb2" clients >>"$rows" <<'PY'
+import collections, json, statistics as st, sys
+cells = collections.defaultdict(list)
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r["status"] == "ok":
+        cells[(r["op"], r["record_size"], r["target"] == sys.argv[2])].append(r["throughput_kib_s"])
+for (op, rs, smb2), kib in cells.items():
+    if smb2 and (op, rs, False) in cells:
+        print(sys.argv[3], op, rs, st.median(kib) / st.median(cells[(op, rs, False)]))
+PY
+    for t in $( [ $((i % 2)) = 1 ] && echo "1 4" || echo "4 1"); do
+      rm -rf "$OUT/smb.t$t"
+      "$BIN" run -i write,read --file-sizes 16m --record-sizes 4k --reps 3 -t "$t" \
+        --out "$OUT/smb.t$t" "$smb2" "$1" >/dev/null 2>&1 || { echo "smb clients: sharebench run failed"; return 0; }
+    done
+    python3 - "$OUT/smb.t1/results.jsonl" "$OUT/smb.t4/results.jsonl" "$smb2" >>"$rows" <<'PY'
+import collections, json, statistics as st, sys
+def rates(path):
+    cells = collections.defaultdict(list)
+    for line in open(path):
+        r = json.loads(line)
+        if r["status"] == "ok" and r["scope"] != "worker":
+            cells[(r["op"], "smb2" if r["target"] == sys.argv[3] else "libsmbclient")].append(r["throughput_kib_s"])
+    return {k: st.median(v) for k, v in cells.items()}
+one, four = rates(sys.argv[1]), rates(sys.argv[2])
+for (op, client), kib in four.items():
+    if (op, client) in one:
+        print("workers", op, client, kib / one[(op, client)])
+PY
+  done
+  python3 - "$rows" <<'PY'
+import collections, statistics as st, sys
+ratios = collections.defaultdict(list)
+for kind, op, what, q in (l.split() for l in open(sys.argv[1])):
+    ratios[(kind, op, what)].append(float(q))
+for (kind, op, what), q in sorted(ratios.items()):
+    q.sort()
+    if kind == "clients":
+        label, target = f"smb2/libsmbclient {op} {int(what) // 1024}k, 16m", "higher is better"
+    else:
+        label, target = f"smb {what} 4 workers/1, {op} 4k", "target >= 1.5x"
+    print(f"{label:<40} ratio {st.median(q):.2f}x (range {q[0]:.2f}-{q[-1]:.2f}, {target}), {len(q)} rounds")
 PY
 }
 
@@ -495,25 +573,8 @@ if want iozone; then iozone_bench; fi
 # sharebench at depth 1 for the gain the queue brings. Target: >= 1.0x fio at the same depth.
 # Without root or xfsprogs the O_DIRECT case runs in a directory of IODEPTH_DIR instead.
 IODEPTH_DIR=${IODEPTH_DIR:-/var/tmp}
-XFS_DIR= XFS_LOOP= XFS_MNT=
-# Makes the xfs image, its loop device and its mount, all under a new directory of the bench's.
-xfs_up() {
-  [ "$(id -u)" = 0 ] && command -v mkfs.xfs >/dev/null && command -v losetup >/dev/null || return 1
-  XFS_DIR=$(mktemp -d "$IODEPTH_DIR/sharebench-bench-xfs.XXXXXX")
-  truncate -s 512M "$XFS_DIR/image" && mkfs.xfs -q "$XFS_DIR/image" || return 1
-  XFS_LOOP=$(losetup --find --show --direct-io=on "$XFS_DIR/image") || return 1
-  mkdir "$XFS_DIR/mnt" && mount "$XFS_LOOP" "$XFS_DIR/mnt" && XFS_MNT=$XFS_DIR/mnt
-}
-# Undoes what xfs_up made, and nothing else: only its own mount, loop device and directory.
-xfs_down() {
-  if [ -n "$XFS_MNT" ] && mountpoint -q "$XFS_MNT"; then umount "$XFS_MNT"; fi
-  if [ -n "$XFS_LOOP" ]; then losetup -d "$XFS_LOOP"; fi
-  if [ -n "$XFS_DIR" ]; then rm -rf "$XFS_DIR"; fi
-  XFS_DIR= XFS_LOOP= XFS_MNT=
-}
 iodepth_bench() {
   local disk disk_label rows="$OUT/qd.rows" depth=16
-  trap 'xfs_down; remove_work' EXIT
   if xfs_up; then
     disk=$XFS_MNT; disk_label="xfs loop image, O_DIRECT"
   else
@@ -542,7 +603,6 @@ iodepth_bench() {
     done
   done
   if [ -n "$XFS_MNT" ]; then xfs_down; else rm -rf "$disk"; fi
-  trap remove_work EXIT
   python3 - "$rows" "$depth" "$disk_label" <<'PY'
 import statistics as st, sys
 rows = [l.split() for l in open(sys.argv[1])]
