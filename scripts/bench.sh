@@ -34,9 +34,17 @@ xfs_up() {
   mkdir "$XFS_DIR/mnt" && mount "$XFS_LOOP" "$XFS_DIR/mnt" && XFS_MNT=$XFS_DIR/mnt
 }
 # Undoes what xfs_up made, and nothing else: only its own mount, loop device and directory.
+# A run killed with the bench may still hold the mount for a moment, so the unmount is
+# retried for up to 10 s; what cannot be undone is named, never forced.
 xfs_down() {
-  if [ -n "$XFS_MNT" ] && mountpoint -q "$XFS_MNT"; then umount "$XFS_MNT"; fi
-  if [ -n "$XFS_LOOP" ]; then losetup -d "$XFS_LOOP"; fi
+  if [ -n "$XFS_MNT" ] && mountpoint -q "$XFS_MNT"; then
+    for _ in $(seq 50); do umount "$XFS_MNT" 2>/dev/null && break; sleep 0.2; done
+    if mountpoint -q "$XFS_MNT"; then
+      echo "bench: $XFS_MNT is still busy; unmount it, then losetup -d $XFS_LOOP" >&2
+      XFS_DIR= XFS_LOOP= XFS_MNT=; return 0
+    fi
+  fi
+  if [ -n "$XFS_LOOP" ]; then losetup -d "$XFS_LOOP" || true; fi
   if [ -n "$XFS_DIR" ]; then rm -rf "$XFS_DIR"; fi
   XFS_DIR= XFS_LOOP= XFS_MNT=
 }
