@@ -164,7 +164,12 @@ fn io_error(label: &str, op: &str, what: &str, e: NfsError) -> io::Error {
         }
         source = s.source();
     }
-    let detail = detail.replace('\n', " ");
+    let mut detail = detail.replace('\n', " ");
+    // Said in plain words, as libnfs's errors say it: nfs-rs's own ("Uncertain NFS
+    // operation ...: early eof") name its recovery state, not what happened.
+    if e.is_connection_lost() {
+        detail = format!("the connection to the server was lost ({detail})");
+    }
     io::Error::new(kind, format!("{label} {op} {what}: {detail}"))
 }
 
@@ -820,6 +825,19 @@ mod tests {
             nfs_rs_url(&t, "::1".parse().unwrap(), false),
             "nfs://[::1]/?version=4.1&noresvport=true"
         );
+    }
+
+    #[test]
+    fn a_lost_connection_is_said_in_plain_words() {
+        let eof = NfsError::Io(io::Error::new(io::ErrorKind::UnexpectedEof, "early eof"));
+        let e = io_error("nfs4.1", "commit", "/f0", eof);
+        assert_eq!(
+            e.to_string(),
+            "nfs4.1 commit /f0: the connection to the server was lost (early eof)"
+        );
+        let denied = NfsError::Io(io::Error::new(io::ErrorKind::PermissionDenied, "no"));
+        let e = io_error("nfs4.1", "open", "/f0", denied);
+        assert_eq!(e.to_string(), "nfs4.1 open /f0: no");
     }
 
     #[test]
