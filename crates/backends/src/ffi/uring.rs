@@ -42,11 +42,11 @@ fn ring(entries: u32) -> io::Result<IoUring> {
 }
 
 /// How a queue waits for its next completion: by watching the ring for up to [`Spin::LIMIT`]
-/// before it sleeps in the kernel, as the kernel's hybrid polling does. A sleeping thread
-/// must be woken by the thread that completed the request, and on these virtual machines a
-/// wake-up costs tens of microseconds: 4 KiB reads of tmpfs at depth 8, each done by an
-/// io_uring worker thread in a few microseconds, ran at 0.6x fio's rate when every wait
-/// slept, and at 2-3x with the watch (docs/operations.md). Where requests take longer than
+/// before it sleeps in the kernel (spin, then sleep). A sleeping thread must be woken by
+/// the thread that completed the request, and on these virtual machines a wake-up costs
+/// tens of microseconds: 4 KiB reads of tmpfs at depth 8, each done by an io_uring worker
+/// thread in a few microseconds, ran at 0.6x fio's rate when every wait slept, and at
+/// 1.6-4x with the watch (docs/operations.md). Where requests take longer than
 /// the watch (a disk), watching would only burn CPU, so each watch that sees nothing halves
 /// how often the next waits watch (down to one in 64), and one that sees a completion
 /// restores it. The CPU spent watching is the client's and is counted as such.
@@ -147,10 +147,15 @@ impl<'f> UringQueue<'f> {
             let start = Instant::now();
             while start.elapsed() < Spin::LIMIT {
                 // With DEFER_TASKRUN a completion waits in the kernel (the flag) until an
-                // enter collects it; on a plain ring it is already in the queue.
+                // enter with GETEVENTS collects it (io-uring 0.7.16's `submit` adds that
+                // flag when the task-run flag is up); on a plain ring it is already in
+                // the queue. A flag that is up with nothing to collect is no completion.
                 if self.ring.submission().taskrun() || !self.ring.completion().is_empty() {
-                    self.spin.saw(true);
-                    return self.reap(0);
+                    self.reap(0)?;
+                    if !self.ready.is_empty() {
+                        self.spin.saw(true);
+                        return Ok(());
+                    }
                 }
                 std::hint::spin_loop();
             }
