@@ -530,6 +530,17 @@ fn set_eof(file_id: FileId, len: u64) -> Box<dyn smb2::pack::Pack + Send> {
 }
 
 impl Backend for SmbRustBackend {
+    /// Opens the sessions `callers` concurrent callers will take (up to the pool's size):
+    /// made on demand, a session's NEGOTIATE, NTLM login and tree connect landed in the
+    /// first load point's latency (p99 10-16 ms at 400/s, 4-6 ms at the next points).
+    fn expect_callers(&self, callers: usize) -> io::Result<()> {
+        let conns = (0..callers.min(MAX_IDLE))
+            .map(|_| self.shared.take())
+            .collect::<io::Result<Vec<_>>>()?;
+        conns.into_iter().for_each(|c| self.shared.give(c));
+        Ok(())
+    }
+
     fn info(&self) -> TargetInfo {
         TargetInfo {
             backend: "smb".into(),

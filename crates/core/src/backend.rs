@@ -155,6 +155,13 @@ pub trait Backend: Send + Sync {
     fn set_times(&self, _path: &str, _atime_ns: i128, _mtime_ns: i128) -> io::Result<()> {
         Err(unsupported("setting file times"))
     }
+    /// Told, untimed, before a measurement in which `callers` threads call this target at
+    /// once (the load workload's lanes): a client that opens a connection per concurrent
+    /// caller on demand opens them now, so their set-up is not timed as the first requests'
+    /// latency. Nothing to do for most.
+    fn expect_callers(&self, _callers: usize) -> io::Result<()> {
+        Ok(())
+    }
     /// Checks, before any I/O, that this target's client can keep `depth` requests in
     /// flight per open file (`--iodepth`); the error is one line for the user. A client that
     /// waits for each reply before it sends the next request takes depth 1 only.

@@ -132,7 +132,8 @@ impl Runner for LoadRunner {
 }
 
 /// Makes every lane's directory under `base` (`w{worker}l{lane}`) and its files (not
-/// timed): the lanes of worker 0, then those of worker 1, and so on.
+/// timed): the lanes of worker 0, then those of worker 1, and so on; then tells the
+/// target how many lanes will call it at once (`Backend::expect_callers`).
 fn make_lanes(w: &mut WorkloadRun, p: &LoadParams, base: &str) -> Result<Vec<Lane>, PassError> {
     w.phase = Operation::Setup;
     w.phase_detail = None;
@@ -149,6 +150,7 @@ fn make_lanes(w: &mut WorkloadRun, p: &LoadParams, base: &str) -> Result<Vec<Lan
             lanes.push(Lane::make(w.backend(), &dir, &p.mix, seed, sync)?);
         }
     }
+    w.backend().expect_callers(lanes.len())?;
     Ok(lanes)
 }
 
