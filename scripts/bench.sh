@@ -244,6 +244,22 @@ print(f'{\"$label\":<34} sharebench {a/1024:10.1f} MiB/s  $4 {b/1024:10.1f} MiB/
   smb_clients "$smb"
 }
 
+# Per cell of a run of two targets: "[PREFIX] op record_size ratio", the ratio of TARGET's
+# median to the other target's.
+cell_ratios() { # results.jsonl target [prefix]
+  python3 - "$@" <<'PY'
+import collections, json, statistics as st, sys
+cells = collections.defaultdict(list)
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r["status"] == "ok":
+        cells[(r["op"], r["record_size"], r["target"] == sys.argv[2])].append(r["throughput_kib_s"])
+for (op, rs, mine), kib in cells.items():
+    if mine and (op, rs, False) in cells:
+        print(*sys.argv[3:], op, rs, st.median(kib) / st.median(cells[(op, rs, False)]))
+PY
+}
+
 # Issue 13's bar: the NFSv4.1 client (nfs-rs, patched: third_party/) at least 0.9x NFSv3
 # (libnfs) at 4k, 64k and 1m records, against the same Ganesha. One `run` per round with
 # both targets, their samples interleaved; per round the ratio of the medians of each cell;
@@ -256,17 +272,7 @@ nfs41_against_nfs3() { # v41-url v3-url
     "$BIN" run -i write,read --file-sizes 16m --record-sizes 4k,64k,1m --reps 5 \
       --out "$OUT/nfs41.sb" "$1" "$2" >/dev/null 2>&1 \
       || { echo "nfs v4.1 vs v3: sharebench run failed"; return 0; }
-    python3 - "$OUT/nfs41.sb/results.jsonl" "$1" >>"$rows" <<'PY'
-import collections, json, statistics as st, sys
-cells = collections.defaultdict(list)
-for line in open(sys.argv[1]):
-    r = json.loads(line)
-    if r["status"] == "ok":
-        cells[(r["op"], r["record_size"], r["target"] == sys.argv[2])].append(r["throughput_kib_s"])
-for (op, rs, v41), kib in cells.items():
-    if v41 and (op, rs, False) in cells:
-        print(op, rs, st.median(kib) / st.median(cells[(op, rs, False)]))
-PY
+    cell_ratios "$OUT/nfs41.sb/results.jsonl" "$1" >>"$rows"
   done
   python3 - "$rows" "$ROUNDS" <<'PY'
 import collections, statistics as st, sys
@@ -292,17 +298,7 @@ smb_clients() { # libsmbclient-url
     rm -rf "$OUT/smb.sb"
     "$BIN" run -i write,read --file-sizes 16m --record-sizes 4k,64k,1m --reps 5 \
       --out "$OUT/smb.sb" "$smb2" "$1" >/dev/null 2>&1 || { echo "smb clients: sharebench run failed"; return 0; }
-    python3 - "$OUT/smb.sb/results.jsonl" "$smb2" clients >>"$rows" <<'PY'
-import collections, json, statistics as st, sys
-cells = collections.defaultdict(list)
-for line in open(sys.argv[1]):
-    r = json.loads(line)
-    if r["status"] == "ok":
-        cells[(r["op"], r["record_size"], r["target"] == sys.argv[2])].append(r["throughput_kib_s"])
-for (op, rs, smb2), kib in cells.items():
-    if smb2 and (op, rs, False) in cells:
-        print(sys.argv[3], op, rs, st.median(kib) / st.median(cells[(op, rs, False)]))
-PY
+    cell_ratios "$OUT/smb.sb/results.jsonl" "$smb2" clients >>"$rows"
     for t in $( [ $((i % 2)) = 1 ] && echo "1 4" || echo "4 1"); do
       rm -rf "$OUT/smb.t$t"
       "$BIN" run -i write,read --file-sizes 16m --record-sizes 4k --reps 3 -t "$t" \
