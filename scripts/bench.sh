@@ -7,10 +7,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-target/release/sharebench}
 ROUNDS=${ROUNDS:-5}
-# BENCH_ONLY=fio,native,workloads,mpi,repro,flip,iozone,iodepth,load runs only the named sections
+# BENCH_ONLY=fio,native,workloads,mpi,repro,flip,iozone,iodepth,labdepth,load runs only the named sections
 # (default: all). The iozone section needs IOZONE=/path/to/iozone (3.5, built outside the
 # repository).
-BENCH_ONLY=${BENCH_ONLY:-fio,native,workloads,mpi,repro,flip,iozone,iodepth,load}
+BENCH_ONLY=${BENCH_ONLY:-fio,native,workloads,mpi,repro,flip,iozone,iodepth,labdepth,load}
 want() { [[ ",$BENCH_ONLY," == *",$1,"* ]]; }
 WORK=$(mktemp -d /dev/shm/sharebench-bench.XXXXXX)
 # BENCH_OUT=DIR keeps the runs' outputs (the flip section's study logs and reports) there.
@@ -353,7 +353,9 @@ native_cleanup() {
 }
 NPIDS=()
 NDIR=
-trap 'native_cleanup; remove_work' EXIT
+# The lab the labdepth section put up, and only that one, goes down with the bench.
+lab_cleanup() { if [ -n "${LAB_UP:-}" ]; then "$BIN" lab down >/dev/null 2>&1 || true; fi; }
+trap 'native_cleanup; lab_cleanup; remove_work' EXIT
 if want native; then native_bench; fi
 
 # --- Issue 5: metadata and small-file workloads --------------------------------------------
@@ -635,6 +637,61 @@ for where, label in (("disk", sys.argv[3]), ("tmpfs", "tmpfs, page cache")):
 PY
 }
 if want iodepth; then iodepth_bench; fi
+
+# Issue 13's bar for the lab's clients: with 8 requests in flight, at least 1.5x the
+# throughput of one, at 64 KiB records (writes and reads of a 16 MiB file). lab:nfs3 is
+# libnfs, lab:nfs4 nfs-rs, lab:smb-rs the smb2 crate (libsmbclient, lab:smb, takes depth 1
+# only). One lab of the bench's own; per round a run at each depth, in alternating order, the
+# targets interleaved within it; per round the ratio of each cell's medians, then the median
+# and range over ROUNDS rounds.
+LAB_UP=
+labdepth_bench() {
+  if [[ $EUID -ne 0 ]]; then echo "lab depth: needs root (the lab); skipped"; return 0; fi
+  # `lab status --json` prints null when no lab exists; anything else is a lab (or an error).
+  if [ "$("$BIN" lab status --json 2>/dev/null)" != null ]; then
+    echo "lab depth: a lab is already up and is not the bench's (or its state is unreadable); skipped"; return 0
+  fi
+  LAB_UP=1
+  "$BIN" lab up --fs xfs --link unlimited >"$OUT/labdepth.up" 2>&1 \
+    || { echo "lab depth: lab up failed: $(tail -1 "$OUT/labdepth.up")"; return 0; }
+  local rows="$OUT/labdepth.rows" i d
+  : >"$rows"
+  for i in $(seq "$ROUNDS"); do
+    for d in $( [ $((i % 2)) = 1 ] && echo "1 8" || echo "8 1"); do
+      rm -rf "$OUT/labdepth.$d"
+      "$BIN" run lab:nfs3 lab:nfs4 lab:smb-rs -i write,read --file-sizes 16m --record-sizes 64k \
+        --reps 5 --iodepth "$d" --out "$OUT/labdepth.$d" >/dev/null 2>&1 \
+        || { echo "lab depth: sharebench run failed at depth $d"; break 2; }
+    done
+    python3 - "$OUT/labdepth.1/results.jsonl" "$OUT/labdepth.8/results.jsonl" >>"$rows" <<'PY'
+import collections, json, statistics as st, sys
+def medians(path):
+    cells = collections.defaultdict(list)
+    for line in open(path):
+        r = json.loads(line)
+        if r["status"] == "ok":
+            cells[(r["target"], r["op"])].append(r["throughput_kib_s"])
+    return {k: st.median(v) for k, v in cells.items()}
+one, eight = medians(sys.argv[1]), medians(sys.argv[2])
+for (target, op), kib in eight.items():
+    if (target, op) in one:
+        print(target, op, kib / one[(target, op)], one[(target, op)], kib)
+PY
+  done
+  "$BIN" lab down >/dev/null 2>&1 && LAB_UP=
+  python3 - "$rows" <<'PY'
+import collections, statistics as st, sys
+rows = collections.defaultdict(list)
+for target, op, q, one, eight in (l.split() for l in open(sys.argv[1])):
+    rows[(target, op)].append((float(q), float(one), float(eight)))
+for (target, op), v in sorted(rows.items(), key=lambda kv: (kv[0][0], kv[0][1] != "write")):
+    q = sorted(x[0] for x in v)
+    one, eight = st.median(x[1] for x in v) / 1024, st.median(x[2] for x in v) / 1024
+    print(f"{target + ' ' + op + ' 64k, depth 8/1':<36} {eight:7.0f} vs {one:5.0f} MiB/s  ratio {st.median(q):.2f}x"
+          f" (range {q[0]:.2f}-{q[-1]:.2f}, target >= 1.5x), {len(q)} rounds")
+PY
+}
+if want labdepth; then labdepth_bench; fi
 
 # The load generator must not become the bottleneck (issue 14): one load point on tmpfs at
 # the same total rate, by 1 worker and by 16, interleaved; client CPU per request of 16

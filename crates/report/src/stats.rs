@@ -259,6 +259,19 @@ pub fn mann_whitney_p(a: &[f64], b: &[f64]) -> Option<f64> {
     Some((2.0 * (1.0 - normal.cdf(z))).clamp(0.0, 1.0))
 }
 
+/// For a two-sided test that came out `p` (not below `alpha`): about how many times its
+/// data it would take to reach `alpha`, if the effect stayed as it is. A test's z grows as
+/// √n for a fixed effect, so the factor is (z at alpha / z at p)². `None` for p at or
+/// below alpha, or p of 1 (no effect seen: no amount of data decides it).
+pub fn data_to_significance(p: f64, alpha: f64) -> Option<f64> {
+    if !(p > alpha && p < 1.0) {
+        return None;
+    }
+    let normal = Normal::new(0.0, 1.0).ok()?;
+    let z = |p: f64| normal.inverse_cdf(1.0 - p / 2.0);
+    Some((z(alpha) / z(p)).powi(2))
+}
+
 /// Wilcoxon signed-rank two-sided p for paired differences (zeros dropped): exact for up
 /// to 25 pairs, normal approximation above. `None` with no non-zero difference.
 pub fn signed_rank_p(diffs: &[f64]) -> Option<f64> {
@@ -336,6 +349,18 @@ pub fn benjamini_hochberg(p: &[Option<f64>]) -> Vec<Option<f64>> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn data_to_significance_scales_with_the_square_of_z() {
+        // z = 0.98 at p = 0.327 and 1.96 at 0.05: four times the data.
+        let k = data_to_significance(0.327, 0.05).unwrap();
+        assert!((k - 4.0).abs() < 0.05, "{k}");
+        // Just above alpha: a little more data.
+        let k = data_to_significance(0.06, 0.05).unwrap();
+        assert!(k > 1.0 && k < 1.1, "{k}");
+        assert_eq!(data_to_significance(0.01, 0.05), None);
+        assert_eq!(data_to_significance(1.0, 0.05), None);
+    }
     use super::*;
 
     #[test]

@@ -385,10 +385,17 @@ fn steadier(data: &StepData, a: &str, b: &str, ops: &[Op], class: Option<SizeCla
         Some(p) if p < ALPHA && d < 0.0 => Verdict::Disagrees,
         _ => Verdict::Inconclusive,
     };
+    // An open claim says what would decide it: the test's data are the cells.
+    let to_decide = match (verdict, p.and_then(|p| stats::data_to_significance(p, ALPHA))) {
+        (Verdict::Inconclusive, Some(k)) => format!(
+            "; deciding it would take about {k:.1}x the cells at this difference (a wider matrix), or steadier CVs (more repetitions per cell)"
+        ),
+        _ => String::new(),
+    };
     Outcome {
         verdict,
         found: format!(
-            "run-to-run CV over {} cells of {}{}: {a} median {:.1}%, {b} median {:.1}% (signed-rank {})",
+            "run-to-run CV over {} cells of {}{}: {a} median {:.1}%, {b} median {:.1}% (signed-rank {}){to_decide}",
             diffs.len(),
             op_list(ops),
             scope_note(class),
@@ -1145,6 +1152,16 @@ mod tests {
                 }
             }
         }
+        let mut data = StepData {
+            records,
+            ..Default::default()
+        };
+        data.analysis = Some(reanalyse(&data));
+        data
+    }
+
+    /// The analysis of a step's records, targets `a` and `b`.
+    fn reanalyse(data: &StepData) -> Analysis {
         let mut loaded = sharebench_report::load::Loaded::default();
         for t in ["a", "b"] {
             loaded.datasets.push(sharebench_report::load::Dataset {
@@ -1153,15 +1170,15 @@ mod tests {
                 kind: sharebench_report::load::Kind::Sharebench,
                 target: t.into(),
                 manifest: None,
-                records: records.iter().filter(|r| r.target == t).cloned().collect(),
+                records: data
+                    .records
+                    .iter()
+                    .filter(|r| r.target == t)
+                    .cloned()
+                    .collect(),
             });
         }
-        let analysis = sharebench_report::analysis::analyse(loaded, None, 5.0).ok();
-        StepData {
-            records,
-            analysis,
-            ..Default::default()
-        }
+        sharebench_report::analysis::analyse(loaded, None, 5.0).unwrap()
     }
 
     struct One(StepData, Vec<Measurement>);
@@ -1284,6 +1301,25 @@ mod tests {
         assert_eq!(
             evaluate(&check("b", "a"), &ev, true).verdict,
             Verdict::Disagrees
+        );
+        // b wobbles more on small files and less on large ones: no verdict, and the
+        // outcome says what would decide it.
+        let mut data = matrix(1000.0, 1000.0, 0.01);
+        for r in data.records.iter_mut().filter(|r| r.target == "b") {
+            let wobble = if r.file_size <= 256 << 10 {
+                0.02
+            } else {
+                0.008
+            };
+            r.throughput_kib_s = 1000.0 * (1.0 + wobble * [0.0, 1.0, -1.0][r.rep as usize]);
+        }
+        data.analysis = Some(reanalyse(&data));
+        let o = evaluate(&check("a", "b"), &One(data, Vec::new()), true);
+        assert_eq!(o.verdict, Verdict::Inconclusive, "{}", o.found);
+        assert!(
+            o.found.contains("deciding it would take about"),
+            "{}",
+            o.found
         );
     }
 
