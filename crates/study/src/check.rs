@@ -237,16 +237,7 @@ fn faster(data: &StepData, a: &str, b: &str, ops: &[Op], class: Option<SizeClass
         ));
     }
     let verdict = claim_verdict(o.verdict, o.ci, an.threshold_pct);
-    let to_decide = match (o.verdict, verdict) {
-        (compare::Verdict::Inconclusive, Verdict::Inconclusive) => {
-            compare::data_to_decide(o.geo_ratio, o.ci, an.threshold_pct)
-                .map(|k| {
-                    format!("; deciding it would take about {k:.1}x the repetitions at this spread")
-                })
-                .unwrap_or_default()
-        }
-        _ => ruled_out_words(o.verdict, verdict, an.threshold_pct),
-    };
+    let to_decide = open_words(o.verdict, verdict, o.geo_ratio, o.ci, an.threshold_pct);
     Outcome {
         verdict,
         found: format!(
@@ -280,13 +271,27 @@ fn rules_out_faster(ci: Option<(f64, f64)>, threshold_pct: f64) -> bool {
     ci.is_some_and(|(_, hi)| hi < 1.0 + threshold_pct / 100.0)
 }
 
-/// What an inconclusive comparison that still refutes the claim says about it (nothing for
-/// any other comparison).
-fn ruled_out_words(v: compare::Verdict, claim: Verdict, threshold_pct: f64) -> String {
+/// What an inconclusive comparison says about the claim: that it still refutes it, or, where
+/// it leaves the claim open, how much more data would decide it (nothing for any other
+/// comparison).
+fn open_words(
+    v: compare::Verdict,
+    claim: Verdict,
+    ratio: f64,
+    ci: Option<(f64, f64)>,
+    threshold_pct: f64,
+) -> String {
     match (v, claim) {
         (compare::Verdict::Inconclusive, Verdict::Disagrees) => format!(
             "; the interval ends below +{threshold_pct}%, so the claimed difference is ruled out"
         ),
+        (compare::Verdict::Inconclusive, Verdict::Inconclusive) => {
+            compare::data_to_decide(ratio, ci, threshold_pct)
+                .map(|k| {
+                    format!("; deciding it would take about {k:.1}x the repetitions at this spread")
+                })
+                .unwrap_or_default()
+        }
         _ => String::new(),
     }
 }
@@ -326,9 +331,9 @@ fn faster_threads(data: &StepData, a: &str, b: &str, ops: &[Op], threads: u32) -
             Verdict::Disagrees => against += 1,
             _ => {}
         }
-        let ruled_out = ruled_out_words(verdict, claim, an.threshold_pct);
+        let open = open_words(verdict, claim, ratio, ci, an.threshold_pct);
         parts.push(format!(
-            "{op} {} ({} vs {}, Welch {}, {}{ruled_out})",
+            "{op} {} ({} vs {}, Welch {}, {}{open})",
             compare::change_with_ci(ratio, ci),
             format::rate(ra.children.median),
             format::rate(rb.children.median),
@@ -1315,6 +1320,48 @@ mod tests {
         }
         data.analysis = Some(reanalyse(&data));
         let o = evaluate(&check("a", "b"), &One(data, Vec::new()), true);
+        assert_eq!(o.verdict, Verdict::Inconclusive, "{}", o.found);
+        assert!(
+            o.found.contains("deciding it would take about"),
+            "{}",
+            o.found
+        );
+    }
+
+    #[test]
+    fn an_open_throughput_claim_says_what_would_decide_it() {
+        // 4 workers, three repetitions: a 3% faster than b with a wide spread.
+        let mut data = StepData::default();
+        for (target, base) in [("a", 1030.0), ("b", 1000.0)] {
+            for rep in 0..3u32 {
+                data.records.push(Record {
+                    target: target.into(),
+                    workload: sharebench_core::record::WorkloadKind::Iozone,
+                    op: Op::Write.into(),
+                    file_size: 512 << 10,
+                    record_size: 4 << 10,
+                    threads: 4,
+                    scope: Scope::Aggregate,
+                    rep,
+                    bytes: 4 * (512 << 10),
+                    seconds: 1.0,
+                    throughput_kib_s: base * [1.0, 1.1, 0.9][rep as usize],
+                    status: Status::Ok,
+                    run_id: "r1".into(),
+                    ..Record::default()
+                });
+            }
+        }
+        data.analysis = Some(reanalyse(&data));
+        let check = Check::Faster {
+            step: "m".into(),
+            a: "a".into(),
+            b: "b".into(),
+            ops: vec![Op::Write],
+            class: None,
+            threads: Some(4),
+        };
+        let o = evaluate(&check, &One(data, Vec::new()), true);
         assert_eq!(o.verdict, Verdict::Inconclusive, "{}", o.found);
         assert!(
             o.found.contains("deciding it would take about"),
