@@ -4,7 +4,7 @@
 //! (see `analysis`) or deciding what is significant for a report (see `compare`).
 //! The method is documented in `docs/statistics.md`.
 
-use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
+use statrs::distribution::{ContinuousCDF, DiscreteCDF, Hypergeometric, Normal, StudentsT};
 
 pub use sharebench_core::median::{median, median_ci};
 
@@ -272,6 +272,18 @@ pub fn data_to_significance(p: f64, alpha: f64) -> Option<f64> {
     Some((z(alpha) / z(p)).powi(2))
 }
 
+/// Fisher's exact test, one-sided: the p that `b_hits` of `b_n` is a larger share than
+/// `a_hits` of `a_n` by chance alone (both drawn from one share). `None` for an empty side
+/// or more hits than trials.
+pub fn fisher_greater_p(b_hits: u64, b_n: u64, a_hits: u64, a_n: u64) -> Option<f64> {
+    if b_n == 0 || a_n == 0 || b_hits > b_n || a_hits > a_n {
+        return None;
+    }
+    let h = Hypergeometric::new(a_n + b_n, a_hits + b_hits, b_n).ok()?;
+    // P(X >= b_hits) for X, b's hits when the hits fall at random.
+    Some(if b_hits == 0 { 1.0 } else { h.sf(b_hits - 1) })
+}
+
 /// Wilcoxon signed-rank two-sided p for paired differences (zeros dropped): exact for up
 /// to 25 pairs, normal approximation above. `None` with no non-zero difference.
 pub fn signed_rank_p(diffs: &[f64]) -> Option<f64> {
@@ -349,6 +361,17 @@ pub fn benjamini_hochberg(p: &[Option<f64>]) -> Vec<Option<f64>> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn fisher_greater_p_is_the_tail_of_the_hypergeometric() {
+        // 3 of 10 against 0 of 10: C(10,3)/C(20,3) = 120/1140.
+        let p = fisher_greater_p(3, 10, 0, 10).unwrap();
+        assert!((p - 120.0 / 1140.0).abs() < 1e-9, "{p}");
+        assert_eq!(fisher_greater_p(0, 10, 3, 10), Some(1.0));
+        // Many more on b's side: significant.
+        assert!(fisher_greater_p(12, 36, 1, 36).unwrap() < 0.01);
+        assert_eq!(fisher_greater_p(1, 0, 0, 10), None);
+    }
 
     #[test]
     fn data_to_significance_scales_with_the_square_of_z() {

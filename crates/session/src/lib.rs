@@ -711,6 +711,7 @@ pub fn execute(spec: SessionSpec, on_record: &mut dyn FnMut(&Record)) -> CliResu
     // Rank 0 speaks for a multi-client run.
     let progress = Progress::new(
         total,
+        samples,
         spec.plan.progress_in_points(),
         spec.quiet || out_dir.is_none(),
     );

@@ -1,5 +1,8 @@
 //! Progress with ETA on stderr, in bytes (or load points): a bar on a terminal; without
 //! one (CI logs, nohup), a plain line every `LINE_EVERY`; nothing with `--quiet`.
+//! A run goes round by round (repetitions outermost), and within a round its bytes do not
+//! stand for its time: small files and records take the time, large files the bytes. So no
+//! time left is guessed before the first round is done; after it, whole rounds set the pace.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::{IsTerminal, Write};
@@ -12,12 +15,35 @@ const LINE_EVERY: Duration = Duration::from_secs(10);
 pub struct Progress {
     bar: Option<ProgressBar>,
     lines: Option<Mutex<Lines>>,
+    points: bool,
+    /// The bytes of one round (0: the ETA is shown from the start).
+    round: u64,
+}
+
+/// The bar's look: with an ETA, or (in the first round) saying it is the first round.
+fn bar_style(points: bool, eta: bool) -> ProgressStyle {
+    let template = match (points, eta) {
+        (true, _) => {
+            "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} load points ETA {eta} {msg}"
+        }
+        (false, true) => {
+            "{spinner} [{elapsed_precise}] {wide_bar} {bytes}/{total_bytes} ETA {eta} {msg}"
+        }
+        (false, false) => {
+            "{spinner} [{elapsed_precise}] {wide_bar} {bytes}/{total_bytes} first round {msg}"
+        }
+    };
+    ProgressStyle::with_template(template)
+        .expect("static template")
+        .progress_chars("=> ")
 }
 
 /// Progress told in lines.
 struct Lines {
     points: bool,
     total: u64,
+    /// The bytes of one round: until they are done, no time left is guessed.
+    round: u64,
     done: u64,
     started: Instant,
     last: Instant,
@@ -36,7 +62,9 @@ impl Lines {
     fn line(&self, what: &str) -> String {
         let elapsed = self.started.elapsed();
         let share = self.done as f64 / self.total.max(1) as f64;
-        let left = if share > 0.0 {
+        let left = if self.done < self.round {
+            ", first round".to_string()
+        } else if share > 0.0 {
             format!(
                 ", about {} left",
                 mins_secs(elapsed.mul_f64((1.0 - share).max(0.0) / share))
@@ -58,21 +86,34 @@ impl Lines {
 }
 
 impl Progress {
-    /// Progress over `total_bytes` (load points when `points`); `quiet` says nothing.
-    pub fn new(total_bytes: u64, points: bool, quiet: bool) -> Self {
+    /// Progress over `total_bytes` (load points when `points`) in `rounds` rounds of equal
+    /// bytes; `quiet` says nothing.
+    pub fn new(total_bytes: u64, rounds: u32, points: bool, quiet: bool) -> Self {
+        // Load points take their set time each, so their count is their time from the start;
+        // a run of one round has no other round to learn its pace from.
+        let round = if points || rounds <= 1 {
+            0
+        } else {
+            total_bytes / u64::from(rounds)
+        };
         if quiet {
             return Progress {
                 bar: None,
                 lines: None,
+                points,
+                round,
             };
         }
         if !std::io::stderr().is_terminal() {
             let now = Instant::now();
             return Progress {
                 bar: None,
+                points,
+                round,
                 lines: Some(Mutex::new(Lines {
                     points,
                     total: total_bytes,
+                    round,
                     done: 0,
                     started: now,
                     last: now,
@@ -80,18 +121,12 @@ impl Progress {
             };
         }
         let bar = ProgressBar::with_draw_target(Some(total_bytes), ProgressDrawTarget::stderr());
-        bar.set_style(
-            ProgressStyle::with_template(if points {
-                "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} load points ETA {eta} {msg}"
-            } else {
-                "{spinner} [{elapsed_precise}] {wide_bar} {bytes}/{total_bytes} ETA {eta} {msg}"
-            })
-            .expect("static template")
-            .progress_chars("=> "),
-        );
+        bar.set_style(bar_style(points, round == 0));
         Progress {
             bar: Some(bar),
             lines: None,
+            points,
+            round,
         }
     }
 
@@ -112,6 +147,10 @@ impl Progress {
             let end = b.position() + bytes;
             if b.length().is_some_and(|len| end > len) {
                 b.set_length(end);
+            }
+            // The first round done: from now on the bar can tell the time left.
+            if self.round > 0 && b.position() < self.round && end >= self.round {
+                b.set_style(bar_style(self.points, true));
             }
             b.inc(bytes);
             b.set_message(what.to_string());
@@ -150,9 +189,10 @@ mod tests {
 
     #[test]
     fn a_line_says_how_far_how_long_and_how_much_is_left() {
-        let l = Lines {
+        let mut l = Lines {
             points: false,
             total: 4 << 30,
+            round: 1 << 30,
             done: 1 << 30,
             started: Instant::now() - Duration::from_secs(30),
             last: Instant::now(),
@@ -162,5 +202,9 @@ mod tests {
             line.starts_with("sharebench: 25% of 4 GiB in 30s, about 1m30s left: write 16m/4k"),
             "{line}"
         );
+        // Inside the first round the bytes do not tell the time: no guess.
+        l.done = (1 << 30) - 1;
+        let line = l.line("write 64k/4k");
+        assert!(line.contains("in 30s, first round: write 64k/4k"), "{line}");
     }
 }

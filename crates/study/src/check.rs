@@ -444,19 +444,32 @@ fn fewer_dips(data: &StepData, a: &str, b: &str, ops: &[Op], class: Option<SizeC
     if ia == 0 || ib == 0 {
         return not_tested("too few record sizes per file size to find dips (3 needed)");
     }
-    let verdict = if db >= 2 * da.max(1) {
-        Verdict::Agrees
-    } else if da >= db {
+    // b's share of dips against a's: Fisher's exact test, one-sided (more on b's side).
+    let p = stats::fisher_greater_p(db as u64, ib as u64, da as u64, ia as u64);
+    let verdict = if da >= db {
         Verdict::Disagrees
+    } else if p.is_some_and(|p| p < ALPHA) {
+        Verdict::Agrees
     } else {
         Verdict::Inconclusive
+    };
+    // One-sided p and alpha, read as two-sided ones of twice the size.
+    let to_decide = match (
+        verdict,
+        p.and_then(|p| stats::data_to_significance(2.0 * p, 2.0 * ALPHA)),
+    ) {
+        (Verdict::Inconclusive, Some(k)) => {
+            format!("; deciding it would take about {k:.1}x the cells at these shares")
+        }
+        _ => String::new(),
     };
     Outcome {
         verdict,
         found: format!(
-            "dips (a cell below 70% of both record-size neighbours) in {}{}: {a} {da} of {ia} cells, {b} {db} of {ib}",
+            "dips (a cell below 70% of both record-size neighbours) in {}{}: {a} {da} of {ia} cells, {b} {db} of {ib} (Fisher's exact, one-sided, {}){to_decide}",
             op_list(ops),
-            scope_note(class)
+            scope_note(class),
+            format::p(p)
         ),
     }
 }
@@ -1510,6 +1523,41 @@ mod tests {
             (o.verdict, o.found.as_str()),
             (Verdict::NotTested, "no Windows")
         );
+    }
+
+    #[test]
+    fn more_dips_agree_only_when_fisher_says_so() {
+        // b dips at 16 KiB on `files` of the four file sizes; a never does.
+        let dips = |files: usize| {
+            let mut data = matrix(1000.0, 1000.0, 0.01);
+            let sizes = [64u64 << 10, 256 << 10, 1 << 20, 4 << 20];
+            for r in data.records.iter_mut().filter(|r| r.target == "b") {
+                if r.record_size == 16 << 10 && sizes[..files].contains(&r.file_size) {
+                    r.throughput_kib_s *= 0.5;
+                }
+            }
+            data.analysis = Some(reanalyse(&data));
+            let check = Check::FewerDips {
+                step: "m".into(),
+                a: "a".into(),
+                b: "b".into(),
+                ops: vec![Op::Write],
+                class: None,
+            };
+            evaluate(&check, &One(data, Vec::new()), true)
+        };
+        // 4 of 4 against 0 of 4: p = 1/70.
+        let o = dips(4);
+        assert_eq!(o.verdict, Verdict::Agrees, "{}", o.found);
+        // 2 of 4 against 0 of 4 (p = 0.21): twice as many, and still chance.
+        let o = dips(2);
+        assert_eq!(o.verdict, Verdict::Inconclusive, "{}", o.found);
+        assert!(
+            o.found.contains("deciding it would take about"),
+            "{}",
+            o.found
+        );
+        assert_eq!(dips(0).verdict, Verdict::Disagrees);
     }
 
     #[test]
