@@ -1139,6 +1139,34 @@ mod tests {
         CellStats::single(median)
     }
 
+    /// A write of `file_size` in `record_size` records by one worker of `target`, at
+    /// `kib_s`, in run r1 (every target of these tests measured side by side).
+    fn write_record(
+        target: &str,
+        file_size: u64,
+        record_size: u64,
+        rep: u32,
+        kib_s: f64,
+    ) -> Record {
+        Record {
+            target: target.into(),
+            workload: sharebench_core::record::WorkloadKind::Iozone,
+            op: Op::Write.into(),
+            file_size,
+            record_size,
+            threads: 1,
+            rep,
+            bytes: file_size,
+            seconds: 1.0,
+            throughput_kib_s: kib_s,
+            cpu_util_pct: 50.0,
+            cpu_total_s: 0.5,
+            status: Status::Ok,
+            run_id: "r1".into(),
+            ..Record::default()
+        }
+    }
+
     /// Records of a small matrix: `a` writes at `base_a` KiB/s with a 1% wobble per
     /// repetition, `b` at `base_b` with `wobble_b`.
     fn matrix(base_a: f64, base_b: f64, wobble_b: f64) -> StepData {
@@ -1148,24 +1176,8 @@ mod tests {
                 for rec in [4u64 << 10, 16 << 10, 64 << 10] {
                     for rep in 0..3u32 {
                         let f = 1.0 + wobble * [0.0, 1.0, -1.0][rep as usize];
-                        records.push(Record {
-                            target: target.into(),
-                            workload: sharebench_core::record::WorkloadKind::Iozone,
-                            op: Op::Write.into(),
-                            file_size: file,
-                            record_size: rec,
-                            threads: 1,
-                            rep,
-                            bytes: file,
-                            seconds: 1.0,
-                            throughput_kib_s: base * f * (1.0 + (rec >> 12) as f64 / 100.0),
-                            cpu_util_pct: 50.0,
-                            cpu_total_s: 0.5,
-                            status: Status::Ok,
-                            // One run: the two targets measured side by side.
-                            run_id: "r1".into(),
-                            ..Record::default()
-                        });
+                        let kib_s = base * f * (1.0 + (rec >> 12) as f64 / 100.0);
+                        records.push(write_record(target, file, rec, rep, kib_s));
                     }
                 }
             }
@@ -1347,21 +1359,12 @@ mod tests {
         let mut data = StepData::default();
         for (target, base) in [("a", 1030.0), ("b", 1000.0)] {
             for rep in 0..3u32 {
+                let kib_s = base * [1.0, 1.1, 0.9][rep as usize];
                 data.records.push(Record {
-                    target: target.into(),
-                    workload: sharebench_core::record::WorkloadKind::Iozone,
-                    op: Op::Write.into(),
-                    file_size: 512 << 10,
-                    record_size: 4 << 10,
                     threads: 4,
                     scope: Scope::Aggregate,
-                    rep,
                     bytes: 4 * (512 << 10),
-                    seconds: 1.0,
-                    throughput_kib_s: base * [1.0, 1.1, 0.9][rep as usize],
-                    status: Status::Ok,
-                    run_id: "r1".into(),
-                    ..Record::default()
+                    ..write_record(target, 512 << 10, 4 << 10, rep, kib_s)
                 });
             }
         }
