@@ -125,7 +125,7 @@ if want fio; then fio_bench; fi
 # Native NFS and SMB clients (crates/backends nfs.rs, smb.rs) against the command-line
 # tools of the same stacks: sequential write and read of a 256 MiB file at 1 MiB records,
 # sharebench's nfs:// (libnfs, NFSv3) against nfs-cp (libnfs, 1 MiB preads/pwrites) and its
-# smb:// (libsmbclient, SMB3, signing) against smbclient put/get, interleaved, ROUNDS
+# smb:// (the smb2 client, SMB 3.1.1, signing) against smbclient put/get, interleaved, ROUNDS
 # rounds, medians and ratios. Target: >= 0.9x. Servers (NFS-Ganesha VFS, smbd, rpcbind if
 # none runs) start here on 127.0.0.1 and are stopped by PID at exit.
 # sharebench and smbclient report the transfer alone; nfs-cp is timed as a whole command
@@ -291,18 +291,18 @@ PY
 # one run per round with both targets interleaved (per round the ratio of each cell's
 # medians); and each client with 4 workers against 1 at 4 KiB records (target: >= 1.5x),
 # the two runs of a round in alternating order. Median and range over ROUNDS rounds.
-smb_clients() { # libsmbclient-url
-  local rows="$OUT/smb.rows" smb2="$1?client=smb2" i t
+smb_clients() { # smb-url (the smb2 client; libsmbclient is the same URL with ?client=libsmbclient)
+  local rows="$OUT/smb.rows" smb2="$1" lib="$1?client=libsmbclient" i t
   : >"$rows"
   for i in $(seq "$ROUNDS"); do
     rm -rf "$OUT/smb.sb"
     "$BIN" run -i write,read --file-sizes 16m --record-sizes 4k,64k,1m --reps 5 \
-      --out "$OUT/smb.sb" "$smb2" "$1" >/dev/null 2>&1 || { echo "smb clients: sharebench run failed"; return 0; }
+      --out "$OUT/smb.sb" "$smb2" "$lib" >/dev/null 2>&1 || { echo "smb clients: sharebench run failed"; return 0; }
     cell_ratios "$OUT/smb.sb/results.jsonl" "$smb2" clients >>"$rows"
     for t in $( [ $((i % 2)) = 1 ] && echo "1 4" || echo "4 1"); do
       rm -rf "$OUT/smb.t$t"
       "$BIN" run -i write,read --file-sizes 16m --record-sizes 4k --reps 3 -t "$t" \
-        --out "$OUT/smb.t$t" "$smb2" "$1" >/dev/null 2>&1 || { echo "smb clients: sharebench run failed"; return 0; }
+        --out "$OUT/smb.t$t" "$smb2" "$lib" >/dev/null 2>&1 || { echo "smb clients: sharebench run failed"; return 0; }
     done
     python3 - "$OUT/smb.t1/results.jsonl" "$OUT/smb.t4/results.jsonl" "$smb2" >>"$rows" <<'PY'
 import collections, json, statistics as st, sys
@@ -640,7 +640,7 @@ if want iodepth; then iodepth_bench; fi
 
 # Issue 13's bar for the lab's clients: with 8 requests in flight, at least 1.5x the
 # throughput of one, at 64 KiB records (writes and reads of a 16 MiB file). lab:nfs3 is
-# libnfs, lab:nfs4 nfs-rs, lab:smb-rs the smb2 crate (libsmbclient, lab:smb, takes depth 1
+# libnfs, lab:nfs4 nfs-rs, lab:smb the smb2 crate (libsmbclient, lab:smb-libsmbclient, takes depth 1
 # only). One lab of the bench's own; per round a run at each depth, in alternating order, the
 # targets interleaved within it; per round the ratio of each cell's medians, then the median
 # and range over ROUNDS rounds.
@@ -659,7 +659,7 @@ labdepth_bench() {
   for i in $(seq "$ROUNDS"); do
     for d in $( [ $((i % 2)) = 1 ] && echo "1 8" || echo "8 1"); do
       rm -rf "$OUT/labdepth.$d"
-      "$BIN" run lab:nfs3 lab:nfs4 lab:smb-rs -i write,read --file-sizes 16m --record-sizes 64k \
+      "$BIN" run lab:nfs3 lab:nfs4 lab:smb -i write,read --file-sizes 16m --record-sizes 64k \
         --reps 5 --iodepth "$d" --out "$OUT/labdepth.$d" >/dev/null 2>&1 \
         || { echo "lab depth: sharebench run failed at depth $d"; break 2; }
     done

@@ -1,9 +1,10 @@
 //! sharebench-backends: the concrete targets behind `sharebench_core::backend::Backend`.
 //! `posix` serves any directory (local disk, tmpfs, a kernel or FUSE mount); `null://`
 //! discards writes and reads zeros, to measure the tool's own overhead. `nfs://` (libnfs for
-//! NFSv3 and NFSv4.0, feature `nfs`; nfs-rs for NFSv4.1, feature `nfs41`) and `smb://`
-//! (libsmbclient, feature `smb`) and `gluster://` (libgfapi, feature `gluster`) are native clients for hosts without kernel NFS/CIFS
-//! clients; all obey `netguard` (loopback only, unless in a lab network namespace).
+//! NFSv3 and NFSv4.0, feature `nfs`; nfs-rs for NFSv4.1, feature `nfs41`), `smb://` (the
+//! smb2 crate, feature `smb2`; libsmbclient with `?client=libsmbclient`, feature `smb`) and
+//! `gluster://` (libgfapi, feature `gluster`) are native clients for hosts without kernel
+//! NFS/CIFS clients; all obey `netguard` (loopback only, unless in a lab network namespace).
 //! Not: workloads or measurement logic.
 
 #![deny(unsafe_code)]
@@ -102,7 +103,7 @@ fn open_gluster(spec: &str) -> Result<Arc<dyn Backend>, String> {
     ))
 }
 
-/// `smb://`: `?client=smb2` picks the pure-Rust client, libsmbclient otherwise.
+/// `smb://`: the pure-Rust smb2 client, or libsmbclient with `?client=libsmbclient`.
 fn open_smb(spec: &str) -> Result<Arc<dyn Backend>, String> {
     match smburl::parse(spec)?.client {
         smburl::Client::Smb2 => open_smb_rust(spec),

@@ -1,5 +1,5 @@
-//! `smb://USER@HOST[:PORT]/SHARE/PATH?client=smb2`: SMB 3.1.1 through the pure-Rust `smb2`
-//! crate, the thread-safe and pipelined alternative to libsmbclient (issue 13). Each
+//! `smb://USER@HOST[:PORT]/SHARE/PATH`: SMB 3.1.1 through the pure-Rust `smb2` crate, the
+//! default SMB client: thread-safe and pipelined, unlike libsmbclient (issue 13). Each
 //! connection is a session of its own (TCP connection, NTLMv2 login, signing, tree
 //! connect) with a tokio current-thread runtime of its own; a worker takes one from a pool
 //! for each open file, so N workers are N concurrent clients, and a metadata call borrows
@@ -12,8 +12,10 @@
 //! negotiated sizes; `fsync` sends FLUSH; `O_SYNC` writes ask for write-through.
 //! `chmod` sets or clears the read-only attribute, as libsmbclient does (SMB has DOS
 //! attributes, not modes).
-//! Not: DFS (the crate's referrals are left off; `lab:dfs-smb` needs libsmbclient), links
-//! and symlinks, mmap, a client cache.
+//! A target path on a DFS root (MS-DFS, `lab:dfs-smb`) is followed once, when the target
+//! is opened: the referral's first reachable target (each one checked against `netguard`
+//! before it is dialled) becomes the server every connection goes to, as a DFS client
+//! caches a referral. Not: links and symlinks, mmap, a client cache.
 
 use crate::netguard;
 use crate::smburl::{parse, password};
@@ -202,6 +204,14 @@ struct Shared {
 }
 
 impl Shared {
+    fn new(config: ClientConfig, share: String) -> Arc<Shared> {
+        Arc::new(Shared {
+            config,
+            share,
+            idle: Mutex::new(Vec::new()),
+        })
+    }
+
     fn idle(&self) -> MutexGuard<'_, Vec<Conn>> {
         self.idle.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -242,6 +252,59 @@ pub struct SmbRustBackend {
     write_max: usize,
     /// The signing algorithm the session negotiated.
     signing: &'static str,
+    /// Where a DFS referral sent the target (`\\server\share\path`), if it did.
+    referral: Option<String>,
+}
+
+/// Where a DFS referral sends a path: the server to dial, its share and the path on it.
+struct DfsTarget {
+    addr: String,
+    share: String,
+    path: String,
+}
+
+/// A DFS policy that lets the crate dial a referral's target only where `netguard` allows
+/// (loopback, or the lab's own network namespaces).
+fn netguard_policy(spec: &str) -> smb2::DfsTargetPolicy {
+    let spec = spec.to_string();
+    smb2::DfsTargetPolicy::Ask(Arc::new(move |sign_in: &smb2::DfsSignIn| {
+        netguard::resolve_allowed(&sign_in.target, &spec).is_ok()
+    }))
+}
+
+/// Follows `path` through the DFS root `c`'s tree is, if it is one: `None` for a share that
+/// is no DFS root, for its root itself, or for a path on no link.
+fn follow_dfs(c: &mut Conn, path: &str, spec: &str) -> Result<Option<DfsTarget>, String> {
+    let tree = c.tree.clone().expect("a fresh connection has its tree");
+    if !tree.is_dfs || path.is_empty() {
+        return Ok(None);
+    }
+    let client = c
+        .client
+        .as_mut()
+        .expect("a fresh connection has its client");
+    let link = match c.rt.block_on(async {
+        tokio::time::timeout(CONNECT_TIMEOUT, client.resolve_dfs_link(&tree, path)).await
+    }) {
+        Ok(Ok(Some(link))) => link,
+        Ok(Ok(None)) => return Ok(None),
+        Ok(Err(e)) => return Err(format!("target '{spec}': DFS referral: {e}")),
+        Err(_) => {
+            return Err(format!(
+                "target '{spec}': DFS referral: no answer within {} s",
+                CONNECT_TIMEOUT.as_secs()
+            ))
+        }
+    };
+    // `Tree::server` of a link's tree is the address the crate dialled, `host:port`.
+    let addr = link.tree.server.clone();
+    let host = addr.rsplit_once(':').map_or(addr.as_str(), |(h, _)| h);
+    netguard::resolve_allowed(host, spec)?;
+    Ok(Some(DfsTarget {
+        addr,
+        share: link.tree.share_name.clone(),
+        path: link.path.trim_matches('/').to_string(),
+    }))
 }
 
 impl SmbRustBackend {
@@ -264,16 +327,33 @@ impl SmbRustBackend {
             domain: t.workgroup.clone(),
             auto_reconnect: false,
             compression: false,
-            dfs_enabled: false,
+            dfs_enabled: true,
+            dfs_target_policy: netguard_policy(spec),
             response_timeout: Some(CALL_TIMEOUT),
             ..ClientConfig::default()
         };
-        let shared = Arc::new(Shared {
-            config,
-            share: t.share.clone(),
-            idle: Mutex::new(Vec::new()),
-        });
+        let mut shared = Shared::new(config.clone(), t.share.clone());
         let mut c = shared.take().map_err(|e| format!("target '{spec}': {e}"))?;
+        let mut base = t.path.clone();
+        let mut referral = None;
+        if let Some(target) = follow_dfs(&mut c, &t.path, spec)? {
+            // Every connection from here on goes to the target, as a DFS client caches
+            // the referral; the root's connection is left.
+            drop(c);
+            let config = ClientConfig {
+                addr: target.addr.clone(),
+                dfs_enabled: false,
+                ..config
+            };
+            shared = Shared::new(config, target.share.clone());
+            c = shared.take().map_err(|e| format!("target '{spec}': {e}"))?;
+            referral = Some(
+                format!("\\\\{}\\{}\\{}", target.addr, target.share, target.path)
+                    .trim_end_matches('\\')
+                    .to_string(),
+            );
+            base = target.path;
+        }
         let params = c.client.as_ref().and_then(|cl| cl.params());
         let (read_max, write_max) = params
             .as_ref()
@@ -286,11 +366,12 @@ impl SmbRustBackend {
         };
         let b = SmbRustBackend {
             shown: spec.to_string(),
-            base: t.path.clone(),
+            base,
             shared: shared.clone(),
             read_max: read_max.clamp(4096, 8 << 20),
             write_max: write_max.clamp(4096, 8 << 20),
             signing,
+            referral,
         };
         let root = b.path("");
         let st = c
@@ -549,8 +630,13 @@ impl Backend for SmbRustBackend {
             fs_type: Some("smb3".into()),
             mount_point: Some(self.shown.clone()),
             mount_options: Some(format!(
-                "protocol=SMB3_11,signing=required({}),rsize={},wsize={},connection-per-open-file,nocache",
-                self.signing, self.read_max, self.write_max
+                "protocol=SMB3_11,signing=required({}),rsize={},wsize={},connection-per-open-file,nocache{}",
+                self.signing,
+                self.read_max,
+                self.write_max,
+                self.referral
+                    .as_ref()
+                    .map_or(String::new(), |r| format!(",dfs-referral={r}"))
             )),
         }
     }
@@ -1007,6 +1093,24 @@ impl Drop for SmbQueue<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_dfs_referral_is_followed_only_where_the_network_rule_allows() {
+        let smb2::DfsTargetPolicy::Ask(allowed) = netguard_policy("smb://u@127.0.0.1/dfs/x") else {
+            panic!("the policy asks netguard");
+        };
+        let to = |target: &str| smb2::DfsSignIn {
+            server: "127.0.0.1".into(),
+            target: target.into(),
+        };
+        assert!(allowed(&to("127.0.0.1")));
+        assert!(allowed(&to("localhost")));
+        if !netguard::in_private_netns() {
+            // A referral to any other machine, or to a name only DNS knows, is refused.
+            assert!(!allowed(&to("192.0.2.1")));
+            assert!(!allowed(&to("fileserver.example.com")));
+        }
+    }
 
     /// A READ response's body: header fields, then `pad` bytes, then `data`.
     fn read_body(data_offset: u8, data: &[u8], pad: usize) -> Vec<u8> {

@@ -1,4 +1,4 @@
-//! `smb://[WORKGROUP;]USER@HOST[:PORT]/SHARE/PATH[?client=smb2]`: what an SMB target names,
+//! `smb://[WORKGROUP;]USER@HOST[:PORT]/SHARE/PATH[?client=libsmbclient]`: what an SMB target names,
 //! and its password, for both SMB clients (`crate::smb`, libsmbclient; `crate::smb_rust`,
 //! the pure-Rust smb2 crate). The password comes from `SHAREBENCH_SMB_PASSWORD` or from the
 //! file named by `SHAREBENCH_SMB_PASSWORD_FILE`, never from the command line, and is never
@@ -11,9 +11,11 @@ pub const PASSWORD_FILE_ENV: &str = "SHAREBENCH_SMB_PASSWORD_FILE";
 /// Which client library carries an `smb://` target (`?client=`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Client {
-    /// libsmbclient (Samba's C library): the default.
+    /// libsmbclient (Samba's C library): one request at a time, serialised across threads;
+    /// kept to compare against, and as the client earlier results were measured with.
     Libsmbclient,
-    /// The pure-Rust `smb2` crate: thread-safe and pipelined (`crate::smb_rust`).
+    /// The pure-Rust `smb2` crate: thread-safe and pipelined (`crate::smb_rust`), the default
+    /// since it keeps requests in flight and N workers are N clients (issue 13).
     Smb2,
 }
 
@@ -47,12 +49,12 @@ pub fn parse(spec: &str) -> Result<Target, String> {
         .strip_prefix("smb://")
         .ok_or_else(|| bad("not an smb:// URL"))?;
     let (rest, client) = match rest.split_once('?') {
-        None => (rest, Client::Libsmbclient),
+        None => (rest, Client::Smb2),
         Some((r, "client=libsmbclient")) => (r, Client::Libsmbclient),
         Some((r, "client=smb2")) => (r, Client::Smb2),
         Some(_) => {
             return Err(bad(
-                "the only '?' argument is client=libsmbclient (the default) or client=smb2",
+                "the only '?' argument is client=smb2 (the default) or client=libsmbclient",
             ))
         }
     };
@@ -162,7 +164,7 @@ mod tests {
                 port: 4445,
                 share: "share".into(),
                 path: "sub/dir".into(),
-                client: Client::Libsmbclient,
+                client: Client::Smb2,
             }
         );
         let t = parse("smb://WG;u@localhost/s").unwrap();
@@ -195,6 +197,11 @@ mod tests {
         assert_eq!(
             parse("smb://u@h/s?client=smb2").unwrap().client,
             Client::Smb2
+        );
+        assert_eq!(parse("smb://u@h/s").unwrap().client, Client::Smb2);
+        assert_eq!(
+            parse("smb://u@h/s?client=libsmbclient").unwrap().client,
+            Client::Libsmbclient
         );
         assert!(parse("smb://u@h/s?x=1")
             .unwrap_err()

@@ -33,7 +33,10 @@ use std::path::PathBuf;
 Then: sharebench report RESULTS_DIR --out REPORT_DIR (report.html, results.xlsx).
 Operations: docs/operations.md; statistics: docs/statistics.md.")]
 pub struct RunArgs {
-    /// Where the I/O goes: directories (local, tmpfs, kernel or FUSE mounts) or null://
+    /// Where the I/O goes: directories (local, tmpfs, kernel or FUSE mounts), null://,
+    /// nfs://HOST/EXPORT?version=3|4.0|4.1|4.2, smb://USER@HOST/SHARE (the smb2 client;
+    /// ?client=libsmbclient for Samba's), gluster://HOST/VOLUME, or lab:NAME (`sharebench lab
+    /// status` lists the lab's). Native clients reach loopback and the lab's namespaces only
     #[arg(required = true, value_name = "TARGET")]
     pub targets: Vec<String>,
 
@@ -133,7 +136,7 @@ pub struct RunArgs {
     /// Requests each worker keeps in flight, as a kernel client's readahead and write-behind
     /// or fio's iodepth do: directories through io_uring (--direct works alongside),
     /// nfs:// (libnfs's asynchronous calls; nfs-rs's session slots for 4.1 and 4.2),
-    /// gluster://, smb://...?client=smb2, null:// (libsmbclient cannot). 1 is one call
+    /// gluster://, smb:// (the smb2 client; ?client=libsmbclient cannot), null://. 1 is one call
     /// at a time, IOzone's way. record-rewrite and the f* (stdio) operations, whose order
     /// allows no overlap, and mmap mode run at 1; records say the depth (docs/operations.md).
     /// --workload load: each worker's requests go out on schedule on N lanes (threads, each

@@ -257,7 +257,7 @@ fn up_with_shaped_links() -> Lab {
         targets,
         [
             "lab:smb",
-            "lab:smb-rs",
+            "lab:smb-libsmbclient",
             "lab:smb2",
             "lab:nfs3",
             "lab:nfs4",
@@ -508,6 +508,7 @@ fn native_clients_check_every_byte_on_every_target() {
     let out_dir3 = out3.path().join("r");
     let targets = [
         "lab:smb",
+        "lab:smb-libsmbclient",
         "lab:smb2",
         "lab:nfs3",
         "lab:nfs4",
@@ -542,7 +543,26 @@ fn native_clients_check_every_byte_on_every_target() {
         assert!(r["server_cpu_s"].as_f64().is_some(), "{r}");
     }
     let client = |t: &str| recs.iter().find(|r| r["target"] == t).unwrap()["client"].clone();
-    assert_eq!(client("lab:smb"), "libsmbclient");
+    // SMB is the smb2 crate's client, also through the DFS root, whose referral it follows
+    // to replica1's share (the run's manifest says where); libsmbclient on request.
+    assert_eq!(client("lab:smb"), "smb2-rs");
+    assert_eq!(client("lab:dfs-smb"), "smb2-rs");
+    assert_eq!(client("lab:smb-libsmbclient"), "libsmbclient");
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out_dir3.join("run.json")).unwrap()).unwrap();
+    let dfs = manifest["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "lab:dfs-smb")
+        .unwrap();
+    assert!(
+        dfs["mount_options"]
+            .as_str()
+            .unwrap()
+            .ends_with("dfs-referral=\\\\10.10.0.3:445\\smb-sharing"),
+        "{dfs}"
+    );
     assert_eq!(client("lab:nfs3"), "libnfs-nfs3");
     assert_eq!(client("lab:nfs4"), "nfs-rs-nfs4.1");
     assert_eq!(client("lab:nfs42"), "nfs-rs-nfs4.2");
@@ -556,11 +576,12 @@ fn native_clients_check_every_byte_on_every_target() {
     }
 }
 
-/// Four requests in flight on the clients that keep a queue (libnfs, nfs-rs, gfapi, smb2),
-/// every byte checked; SMB through libsmbclient is refused before any I/O.
+/// Four requests in flight on the clients that keep a queue (libnfs, nfs-rs, gfapi, smb2
+/// through the DFS root), every byte checked; SMB through libsmbclient is refused before
+/// any I/O.
 fn queued_clients_keep_four_requests_in_flight() {
     let out_q = shm_dir();
-    let queued = ["lab:nfs3", "lab:nfs4", "lab:gluster-gfapi", "lab:smb-rs"];
+    let queued = ["lab:nfs3", "lab:nfs4", "lab:gluster-gfapi", "lab:dfs-smb"];
     let q_dir = out_q.path().join("q");
     let mut q_args = vec![
         "run",
@@ -586,7 +607,7 @@ fn queued_clients_keep_four_requests_in_flight() {
     assert!(recs
         .iter()
         .all(|r| r["status"] == "ok" && r["iodepth"] == 4));
-    let o = run(&["run", "--iodepth", "4", "lab:smb"]);
+    let o = run(&["run", "--iodepth", "4", "lab:smb-libsmbclient"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("libsmbclient client waits for each reply"));
 }
@@ -696,10 +717,10 @@ fn a_killed_server_gives_up_its_target_only() {
     let child = run_until_first_record(
         &out_dir5,
         &["--iodepth", "8"],
-        &["lab:nfs3", "lab:nfs4", "lab:smb-rs"],
+        &["lab:nfs3", "lab:nfs4", "lab:smb"],
     );
     nix::sys::signal::kill(lab_ganesha(), nix::sys::signal::Signal::SIGKILL).unwrap();
-    assert_gave_up(child, &out_dir5, &["lab:nfs3", "lab:nfs4"], "lab:smb-rs");
+    assert_gave_up(child, &out_dir5, &["lab:nfs3", "lab:nfs4"], "lab:smb");
     // Back as it was: the rest of replica1 goes down and the lab starts it again.
     assert!(lab(&["crash", "replica1"]).status.success());
     std::thread::sleep(Duration::from_millis(500));

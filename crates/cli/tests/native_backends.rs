@@ -549,8 +549,10 @@ fn smb_every_operation_verifies_against_samba() {
         return;
     }
     let s = Samba::start();
+    // smb:// is the smb2 crate's client; libsmbclient on request.
     let url = s.url();
-    let recs = every_op_verified(&url, Some(SMB_PASSWORD));
+    let lib_url = format!("{url}?client=libsmbclient");
+    let recs = every_op_verified(&lib_url, Some(SMB_PASSWORD));
     assert_eq!(recs[0]["backend"], "smb");
     assert_eq!(recs[0]["client"], "libsmbclient");
     assert_no_workdir(&s.share);
@@ -577,7 +579,7 @@ fn smb_every_operation_verifies_against_samba() {
             "1",
             "--out",
             out.path().join("t").to_str().unwrap(),
-            &url,
+            &lib_url,
         ])
         .output()
         .unwrap();
@@ -587,25 +589,22 @@ fn smb_every_operation_verifies_against_samba() {
         .all(|r| r["status"] == "ok"));
     assert_no_workdir(&s.share);
 
-    // A wrong password: one clear line, exit 2, nothing created.
-    let o = run_env(
-        &[
-            "run",
-            "--out",
-            out.path().join("bad").to_str().unwrap(),
-            &url,
-        ],
-        Some("wrong"),
-    );
-    assert_one_line(&o, 2, "wrong user or password");
-    assert!(!stderr(&o).contains("wrong\n") && !stderr(&o).contains(SMB_PASSWORD));
-    assert_no_workdir(&s.share);
+    // A wrong password, through either client: one clear line, exit 2, nothing created.
+    for u in [&url, &lib_url] {
+        let o = run_env(
+            &["run", "--out", out.path().join("bad").to_str().unwrap(), u],
+            Some("wrong"),
+        );
+        assert_one_line(&o, 2, "wrong user or password");
+        assert!(!stderr(&o).contains("wrong\n") && !stderr(&o).contains(SMB_PASSWORD));
+        assert_no_workdir(&s.share);
+    }
 
-    // The pure-Rust client (smb2 crate): every operation verified, one request at a time
-    // and eight in flight; three workers are three sessions.
-    let rs_url = format!("{url}?client=smb2");
-    let recs = every_op_verified(&rs_url, Some(SMB_PASSWORD));
+    // The pure-Rust client (smb2 crate), the default and by name: every operation
+    // verified, one request at a time and eight in flight; three workers are three sessions.
+    let recs = every_op_verified(&url, Some(SMB_PASSWORD));
     assert_eq!(recs[0]["client"], "smb2-rs");
+    let rs_url = format!("{url}?client=smb2");
     let recs = every_op_verified_with(&rs_url, Some(SMB_PASSWORD), &["--iodepth", "8"]);
     assert!(recs.iter().any(|r| r["iodepth"] == 8));
     let o = run_env(
@@ -639,7 +638,7 @@ fn smb_every_operation_verifies_against_samba() {
             "4",
             "--out",
             out.path().join("deep").to_str().unwrap(),
-            &url,
+            &lib_url,
         ],
         Some(SMB_PASSWORD),
     );

@@ -96,11 +96,11 @@ fn native_targets(state: &LabState, client: &Host) -> Vec<LabTarget> {
                 &r.name,
             );
             if i == 0 {
-                // The same share through the pure-Rust client (the smb2 crate).
+                // The same share through libsmbclient, the client to compare against.
                 add(
-                    &format!("smb-rs{at}"),
+                    &format!("smb-libsmbclient{at}"),
                     format!(
-                        "smb://{}@{}/{share}/?client=smb2",
+                        "smb://{}@{}/{share}/?client=libsmbclient",
                         state.smb_user, r.address
                     ),
                     &r.name,
@@ -375,10 +375,10 @@ mod tests {
         assert!(get(&format!("lab:smb2@{second}"))
             .url
             .ends_with("10.10.0.4/smb-sharing.1/"));
-        // The pure-Rust SMB client reaches the first replica's share of each backing.
-        assert!(get(&format!("lab:smb-rs@{second}"))
+        // libsmbclient reaches the first replica's share of each backing.
+        assert!(get(&format!("lab:smb-libsmbclient@{second}"))
             .url
-            .ends_with("10.10.0.3/smb-sharing.1/?client=smb2"));
+            .ends_with("10.10.0.3/smb-sharing.1/?client=libsmbclient"));
         assert_eq!(
             get(&format!("lab:smb@{second}")).server_path,
             Some(state.file("srv/replica1.1/smb-sharing"))
