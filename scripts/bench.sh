@@ -638,13 +638,31 @@ PY
 }
 if want iodepth; then iodepth_bench; fi
 
-# Issue 13's bar for the lab's clients: with 8 requests in flight, at least 1.5x the
-# throughput of one, at 64 KiB records (writes and reads of a 16 MiB file). lab:nfs3 is
-# libnfs, lab:nfs4 nfs-rs, lab:smb the smb2 crate (libsmbclient, lab:smb-libsmbclient, takes depth 1
-# only). One lab of the bench's own; per round a run at each depth, in alternating order, the
-# targets interleaved within it; per round the ratio of each cell's medians, then the median
-# and range over ROUNDS rounds.
+# Issue 13's bars for the lab's clients. Depth: with 8 requests in flight, at least 1.5x the
+# throughput of one, at 64 KiB records (writes and reads of a 16 MiB file); lab:nfs3 is
+# libnfs, lab:nfs4 nfs-rs, lab:smb the smb2 crate. Workers: lab:smb with 4 workers at least
+# 1.5x one, at 4 KiB records (children-see throughput), beside lab:smb-libsmbclient, which
+# serialises its workers. One lab of the bench's own; per round a run at each depth (and
+# at each worker count), in alternating order, the targets interleaved within each run;
+# per round the ratio of each cell's medians, then the median and range over ROUNDS rounds.
 LAB_UP=
+# Per (target, op), the ratio of the medians of two runs' throughput (run-level records).
+lab_ratios() { # kind results-a.jsonl results-b.jsonl
+  python3 - "$@" <<'PY'
+import collections, json, statistics as st, sys
+def medians(path):
+    cells = collections.defaultdict(list)
+    for line in open(path):
+        r = json.loads(line)
+        if r["status"] == "ok" and r.get("scope") != "worker":
+            cells[(r["target"], r["op"])].append(r["throughput_kib_s"])
+    return {k: st.median(v) for k, v in cells.items()}
+a, b = medians(sys.argv[2]), medians(sys.argv[3])
+for (target, op), kib in b.items():
+    if (target, op) in a:
+        print(sys.argv[1], target, op, kib / a[(target, op)], a[(target, op)], kib)
+PY
+}
 labdepth_bench() {
   if [[ $EUID -ne 0 ]]; then echo "lab depth: needs root (the lab); skipped"; return 0; fi
   # `lab status --json` prints null when no lab exists; anything else is a lab (or an error).
@@ -654,7 +672,7 @@ labdepth_bench() {
   LAB_UP=1
   "$BIN" lab up --fs xfs --link unlimited >"$OUT/labdepth.up" 2>&1 \
     || { echo "lab depth: lab up failed: $(tail -1 "$OUT/labdepth.up")"; return 0; }
-  local rows="$OUT/labdepth.rows" i d
+  local rows="$OUT/labdepth.rows" i d t
   : >"$rows"
   for i in $(seq "$ROUNDS"); do
     for d in $( [ $((i % 2)) = 1 ] && echo "1 8" || echo "8 1"); do
@@ -663,31 +681,26 @@ labdepth_bench() {
         --reps 5 --iodepth "$d" --out "$OUT/labdepth.$d" >/dev/null 2>&1 \
         || { echo "lab depth: sharebench run failed at depth $d"; break 2; }
     done
-    python3 - "$OUT/labdepth.1/results.jsonl" "$OUT/labdepth.8/results.jsonl" >>"$rows" <<'PY'
-import collections, json, statistics as st, sys
-def medians(path):
-    cells = collections.defaultdict(list)
-    for line in open(path):
-        r = json.loads(line)
-        if r["status"] == "ok":
-            cells[(r["target"], r["op"])].append(r["throughput_kib_s"])
-    return {k: st.median(v) for k, v in cells.items()}
-one, eight = medians(sys.argv[1]), medians(sys.argv[2])
-for (target, op), kib in eight.items():
-    if (target, op) in one:
-        print(target, op, kib / one[(target, op)], one[(target, op)], kib)
-PY
+    lab_ratios depth "$OUT/labdepth.1/results.jsonl" "$OUT/labdepth.8/results.jsonl" >>"$rows"
+    for t in $( [ $((i % 2)) = 1 ] && echo "1 4" || echo "4 1"); do
+      rm -rf "$OUT/labworkers.$t"
+      "$BIN" run lab:smb lab:smb-libsmbclient -i write,read --file-sizes 16m --record-sizes 4k \
+        --reps 3 -t "$t" --out "$OUT/labworkers.$t" >/dev/null 2>&1 \
+        || { echo "lab depth: sharebench run failed with $t workers"; break 2; }
+    done
+    lab_ratios workers "$OUT/labworkers.1/results.jsonl" "$OUT/labworkers.4/results.jsonl" >>"$rows"
   done
   "$BIN" lab down >/dev/null 2>&1 && LAB_UP=
   python3 - "$rows" <<'PY'
 import collections, statistics as st, sys
 rows = collections.defaultdict(list)
-for target, op, q, one, eight in (l.split() for l in open(sys.argv[1])):
-    rows[(target, op)].append((float(q), float(one), float(eight)))
-for (target, op), v in sorted(rows.items(), key=lambda kv: (kv[0][0], kv[0][1] != "write")):
+for kind, target, op, q, one, many in (l.split() for l in open(sys.argv[1])):
+    rows[(kind, target, op)].append((float(q), float(one), float(many)))
+for (kind, target, op), v in sorted(rows.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2] != "write")):
     q = sorted(x[0] for x in v)
-    one, eight = st.median(x[1] for x in v) / 1024, st.median(x[2] for x in v) / 1024
-    print(f"{target + ' ' + op + ' 64k, depth 8/1':<36} {eight:7.0f} vs {one:5.0f} MiB/s  ratio {st.median(q):.2f}x"
+    one, many = st.median(x[1] for x in v) / 1024, st.median(x[2] for x in v) / 1024
+    what = f"{op} 64k, depth 8/1" if kind == "depth" else f"{op} 4k, 4 workers/1"
+    print(f"{target + ' ' + what:<44} {many:7.0f} vs {one:5.0f} MiB/s  ratio {st.median(q):.2f}x"
           f" (range {q[0]:.2f}-{q[-1]:.2f}, target >= 1.5x), {len(q)} rounds")
 PY
 }

@@ -41,6 +41,7 @@ fn bar_style(points: bool, eta: bool) -> ProgressStyle {
 /// Progress told in lines.
 struct Lines {
     points: bool,
+    /// What the plan asked for; `--reps auto` may sample past it where cells are unsettled.
     total: u64,
     /// The bytes of one round: until they are done, no time left is guessed.
     round: u64,
@@ -58,9 +59,28 @@ fn mins_secs(d: Duration) -> String {
     }
 }
 
+/// A size rounded for a progress line ("63.0 GiB", "1548 MiB"), where `format::size`
+/// would spell out an exact but unreadable "66042688 KiB".
+fn rough(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 30 => format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64),
+        b if b >= 1 << 20 => format!("{:.0} MiB", b as f64 / (1u64 << 20) as f64),
+        b => format!("{:.0} KiB", b as f64 / 1024.0),
+    }
+}
+
 impl Lines {
     fn line(&self, what: &str) -> String {
         let elapsed = self.started.elapsed();
+        if !self.points && self.done > self.total {
+            // No time left can be told: how many more samples the cells want is unknown.
+            return format!(
+                "sharebench: the planned {} done in {}, {} more for cells not settled yet (--reps auto): {what}",
+                rough(self.total),
+                mins_secs(elapsed),
+                rough(self.done - self.total)
+            );
+        }
         let share = self.done as f64 / self.total.max(1) as f64;
         let left = if self.done < self.round {
             ", first round".to_string()
@@ -78,7 +98,7 @@ impl Lines {
             if self.points {
                 format!("{} load points", self.total)
             } else {
-                sharebench_report::format::size(self.total)
+                rough(self.total)
             },
             mins_secs(elapsed)
         )
@@ -136,7 +156,6 @@ impl Progress {
         if let Some(lines) = &self.lines {
             if let Ok(mut l) = lines.lock() {
                 l.done += bytes;
-                l.total = l.total.max(l.done);
                 if l.last.elapsed() >= LINE_EVERY {
                     l.last = Instant::now();
                     let _ = writeln!(std::io::stderr(), "{}", l.line(what));
@@ -199,12 +218,19 @@ mod tests {
         };
         let line = l.line("write 16m/4k");
         assert!(
-            line.starts_with("sharebench: 25% of 4 GiB in 30s, about 1m30s left: write 16m/4k"),
+            line.starts_with("sharebench: 25% of 4.0 GiB in 30s, about 1m30s left: write 16m/4k"),
             "{line}"
         );
         // Inside the first round the bytes do not tell the time: no guess.
         l.done = (1 << 30) - 1;
         let line = l.line("write 64k/4k");
         assert!(line.contains("in 30s, first round: write 64k/4k"), "{line}");
+        // Past the plan (--reps auto sampling unsettled cells): no percentage, no guess.
+        l.done = (4 << 30) + (300 << 20);
+        let line = l.line("read 1m/4k");
+        assert_eq!(
+            line,
+            "sharebench: the planned 4.0 GiB done in 30s, 300 MiB more for cells not settled yet (--reps auto): read 1m/4k"
+        );
     }
 }
