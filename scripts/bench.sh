@@ -640,7 +640,8 @@ if want iodepth; then iodepth_bench; fi
 
 # Issue 13's bars for the lab's clients. Depth: with 8 requests in flight, at least 1.5x the
 # throughput of one, at 64 KiB records (writes and reads of a 16 MiB file); lab:nfs3 is
-# libnfs, lab:nfs4 nfs-rs, lab:smb the smb2 crate. Workers: lab:smb with 4 workers at least
+# libnfs (also on 4 connections, nconnect=4, since Ganesha serves a connection on about one
+# core), lab:nfs4 nfs-rs, lab:smb the smb2 crate. Workers: lab:smb with 4 workers at least
 # 1.5x one, at 4 KiB records (children-see throughput), beside lab:smb-libsmbclient, which
 # serialises its workers. One lab of the bench's own; per round a run at each depth (and
 # at each worker count), in alternating order, the targets interleaved within each run;
@@ -677,7 +678,7 @@ labdepth_bench() {
   for i in $(seq "$ROUNDS"); do
     for d in $( [ $((i % 2)) = 1 ] && echo "1 8" || echo "8 1"); do
       rm -rf "$OUT/labdepth.$d"
-      "$BIN" run lab:nfs3 lab:nfs4 lab:smb -i write,read --file-sizes 16m --record-sizes 64k \
+      "$BIN" run lab:nfs3 'lab:nfs3?nconnect=4' lab:nfs4 lab:smb -i write,read --file-sizes 16m --record-sizes 64k \
         --reps 5 --iodepth "$d" --out "$OUT/labdepth.$d" >/dev/null 2>&1 \
         || { echo "lab depth: sharebench run failed at depth $d"; break 2; }
     done

@@ -296,7 +296,9 @@ fn server_path(state: &LabState, target: &LabTarget) -> Option<PathBuf> {
     })
 }
 
-/// Resolves `lab:NAME` against the running lab.
+/// Resolves `lab:NAME` against the running lab. `lab:NAME?ARGS` is the same target with
+/// the native client's URL arguments added (`lab:nfs3?nconnect=4`,
+/// `lab:smb?client=libsmbclient`), under that longer name.
 pub fn resolve(name: &str) -> Result<LabTarget> {
     let state = LabState::load()?.context("no lab is up; start one with 'sharebench lab up'")?;
     if state.phase != Phase::Up {
@@ -305,19 +307,37 @@ pub fn resolve(name: &str) -> Result<LabTarget> {
             state.phase
         );
     }
-    let all = targets(&state);
-    all.iter()
-        .find(|t| t.name == name)
+    find(&targets(&state), name)
+}
+
+/// `name` (with any `?ARGS`) among the lab's targets.
+fn find(all: &[LabTarget], name: &str) -> Result<LabTarget> {
+    let (base, args) = match name.split_once('?') {
+        Some((base, args)) => (base, Some(args)),
+        None => (name, None),
+    };
+    let mut t = all
+        .iter()
+        .find(|t| t.name == base)
         .cloned()
         .with_context(|| {
             format!(
-                "unknown lab target '{name}' (known: {})",
+                "unknown lab target '{base}' (known: {})",
                 all.iter()
                     .map(|t| t.name.as_str())
                     .collect::<Vec<_>>()
                     .join(", ")
             )
-        })
+        })?;
+    if let Some(args) = args {
+        if !t.url.contains("://") || args.is_empty() {
+            bail!("lab target '{base}' takes no '?' arguments here: only a native client's URL does (nfs://, smb://, gluster://)");
+        }
+        let join = if t.url.contains('?') { '&' } else { '?' };
+        t.url = format!("{}{join}{args}", t.url);
+        t.name = name.to_string();
+    }
+    Ok(t)
 }
 
 #[cfg(test)]
@@ -357,6 +377,19 @@ mod tests {
         };
         // The primary is also reachable by its qualified name, at the same place.
         assert_eq!(get("lab:nfs3").url, get("lab:nfs3@xfs").url);
+        // A native target takes its client's URL arguments; a directory takes none.
+        let nc = find(&all, "lab:nfs3?nconnect=4").unwrap();
+        assert_eq!(nc.name, "lab:nfs3?nconnect=4");
+        assert_eq!(nc.url, format!("{}&nconnect=4", get("lab:nfs3").url));
+        let lib = find(&all, "lab:smb?client=libsmbclient").unwrap();
+        assert_eq!(
+            lib.url,
+            format!("{}?client=libsmbclient", get("lab:smb").url)
+        );
+        assert!(find(&all, "lab:disk?x=1").is_err());
+        assert!(find(&all, "lab:nfs3?").is_err());
+        assert!(format!("{:#}", find(&all, "lab:nope?x=1").unwrap_err())
+            .contains("unknown lab target 'lab:nope'"));
         assert_eq!(get("lab:smb").url, get("lab:smb@xfs").url);
         let second = "ext3+write-order";
         assert!(
