@@ -151,12 +151,13 @@ impl Conn {
         })
     }
 
-    /// Runs one call on this connection, bounded by [`CALL_TIMEOUT`].
-    fn run<T>(
+    /// Runs one call on this connection, bounded by [`CALL_TIMEOUT`]. The call may borrow
+    /// from the caller (a WRITE its data): it is done before this returns.
+    fn run<'f, T>(
         &mut self,
         op: &str,
         what: &str,
-        call: impl FnOnce(Tree, Connection) -> Pin<Box<dyn Future<Output = smb2::Result<T>>>>,
+        call: impl FnOnce(Tree, Connection) -> Pin<Box<dyn Future<Output = smb2::Result<T>> + 'f>>,
     ) -> io::Result<T> {
         let tree = self.tree.clone().expect("connection in use after close");
         let conn = self.conn.clone().expect("connection in use after close");
@@ -552,20 +553,59 @@ async fn write_at(
     data: Vec<u8>,
     through: bool,
 ) -> smb2::Result<usize> {
-    let len = data.len();
-    let req = WriteRequest {
-        data_offset: 0x70,
+    let req = BorrowedWrite {
         offset,
         file_id,
-        channel: 0,
-        remaining_bytes: 0,
-        write_channel_info_offset: 0,
-        write_channel_info_length: 0,
-        flags: if through { WRITEFLAG_WRITE_THROUGH } else { 0 },
-        data,
+        through,
+        data: &data,
     };
+    send_write(conn, tree_id, &req).await
+}
+
+/// A WRITE request whose data stays where the caller has it: the crate's `WriteRequest`
+/// owns its data, which would be one more copy of every buffer written (MS-SMB2 2.2.21,
+/// packed as `WriteRequest` packs it).
+struct BorrowedWrite<'a> {
+    offset: u64,
+    file_id: FileId,
+    /// SMB2_WRITEFLAG_WRITE_THROUGH.
+    through: bool,
+    data: &'a [u8],
+}
+
+impl smb2::pack::Pack for BorrowedWrite<'_> {
+    fn pack(&self, cursor: &mut smb2::pack::WriteCursor) {
+        cursor.write_u16_le(WriteRequest::STRUCTURE_SIZE);
+        cursor.write_u16_le(0x70); // DataOffset: the header (64) and this structure (48)
+        cursor.write_u32_le(self.data.len() as u32);
+        cursor.write_u64_le(self.offset);
+        cursor.write_u64_le(self.file_id.persistent);
+        cursor.write_u64_le(self.file_id.volatile);
+        cursor.write_u32_le(0); // Channel
+        cursor.write_u32_le(0); // RemainingBytes
+        cursor.write_u16_le(0); // WriteChannelInfoOffset
+        cursor.write_u16_le(0); // WriteChannelInfoLength
+        cursor.write_u32_le(if self.through {
+            WRITEFLAG_WRITE_THROUGH
+        } else {
+            0
+        });
+        // StructureSize 49 counts one byte of buffer, also for an empty write.
+        if self.data.is_empty() {
+            cursor.write_u8(0);
+        } else {
+            cursor.write_bytes(self.data);
+        }
+    }
+}
+
+async fn send_write(
+    conn: Connection,
+    tree_id: TreeId,
+    req: &BorrowedWrite<'_>,
+) -> smb2::Result<usize> {
     let frame = conn
-        .execute_with_credits(Command::Write, &req, Some(tree_id), charge(len))
+        .execute_with_credits(Command::Write, req, Some(tree_id), charge(req.data.len()))
         .await?;
     if frame.header.status != NtStatus::SUCCESS {
         return Err(status_error(frame.header.status, Command::Write));
@@ -898,11 +938,16 @@ impl FileHandle for SmbRustFile {
     fn pwrite(&mut self, buf: &[u8], offset: u64) -> io::Result<usize> {
         let n = buf.len().min(self.write_max);
         let (file_id, path, sync) = (self.file_id, self.path.clone(), self.sync);
-        let data = buf[..n].to_vec();
         let c = self.conn();
         let tree_id = c.tree_id();
+        let req = BorrowedWrite {
+            offset,
+            file_id,
+            through: sync,
+            data: &buf[..n],
+        };
         let wrote = c.run("write", &path, |_, conn| {
-            Box::pin(write_at(conn, tree_id, file_id, offset, data, sync))
+            Box::pin(async move { send_write(conn, tree_id, &req).await })
         })?;
         Ok(wrote.min(n))
     }
@@ -1093,6 +1138,38 @@ impl Drop for SmbQueue<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_borrowed_write_packs_as_the_crates_write_request() {
+        use smb2::pack::{Pack, WriteCursor};
+        let file_id = FileId {
+            persistent: 0x0102_0304_0506_0708,
+            volatile: 0x1112_1314_1516_1718,
+        };
+        for (data, through) in [(vec![7u8; 3000], false), (vec![], true)] {
+            let ours = BorrowedWrite {
+                offset: 1 << 40,
+                file_id,
+                through,
+                data: &data,
+            };
+            let theirs = WriteRequest {
+                data_offset: 0x70,
+                offset: 1 << 40,
+                file_id,
+                channel: 0,
+                remaining_bytes: 0,
+                write_channel_info_offset: 0,
+                write_channel_info_length: 0,
+                flags: if through { WRITEFLAG_WRITE_THROUGH } else { 0 },
+                data: data.clone(),
+            };
+            let (mut a, mut b) = (WriteCursor::new(), WriteCursor::new());
+            ours.pack(&mut a);
+            theirs.pack(&mut b);
+            assert_eq!(a.into_inner(), b.into_inner());
+        }
+    }
 
     #[test]
     fn a_dfs_referral_is_followed_only_where_the_network_rule_allows() {
