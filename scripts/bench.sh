@@ -60,10 +60,10 @@ trap remove_work EXIT
 median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
 # sharebench KiB/s of one op (single scope, rep 0) from a fresh results dir.
-sb() { # op bs size target
+sb() { # op bs size target [run options...]
   local dir="$OUT/sb.$RANDOM$RANDOM"
   # One pass, as fio makes one pass over its size.
-  "$BIN" run -i "$2" --file-sizes "$4" --record-sizes "$3" --reps 1 --min-sample-time 0 --out "$dir" "$5" >/dev/null
+  "$BIN" run -i "$2" --file-sizes "$4" --record-sizes "$3" --reps 1 --min-sample-time 0 --out "$dir" "${@:6}" "$5" >/dev/null
   python3 - "$dir/results.jsonl" "$1" <<'PY'
 import json, sys
 for line in open(sys.argv[1]):
@@ -126,7 +126,9 @@ if want fio; then fio_bench; fi
 # tools of the same stacks: sequential write and read of a 256 MiB file at 1 MiB records,
 # sharebench's nfs:// (libnfs, NFSv3) against nfs-cp (libnfs, 1 MiB preads/pwrites) and its
 # smb:// (the smb2 client, SMB 3.1.1, signing) against smbclient put/get, interleaved, ROUNDS
-# rounds, medians and ratios. Target: >= 0.9x. Servers (NFS-Ganesha VFS, smbd, rpcbind if
+# rounds, medians and ratios. Target: >= 0.9x. smbclient's put and get keep several requests
+# in flight (Samba's cli_push, cli_pull), so smb:// runs at depth 1 and at --iodepth 8, and
+# libsmbclient (one request at a time) is shown beside them. Servers (NFS-Ganesha VFS, smbd, rpcbind if
 # none runs) start here on 127.0.0.1 and are stopped by PID at exit.
 # sharebench and smbclient report the transfer alone; nfs-cp is timed as a whole command
 # (process start and mount included, a few ms), and its read writes a tmpfs file (it
@@ -205,7 +207,7 @@ CONF
   # KiB/s of one command, timed whole.
   timed() { local s e; s=$(date +%s%N); "$@" >/dev/null 2>&1 || { echo 0; return; }; e=$(date +%s%N); python3 -c "print($kib/(($e-$s)/1e9))"; }
   smb_rate() { smbclient //127.0.0.1/share -p 4445 -A "$NDIR/auth" -m SMB3 -c "$1" 2>&1 | sed -n 's/.*(\([0-9.]*\) \(kb\/s\|KiloBytes\/sec\)).*/\1/p' | head -1; }
-  local -a sbw=() cpw=() sbr=() cpr=() catr=() ssw=() scw=() ssr=() scr=()
+  local -a sbw=() cpw=() sbr=() cpr=() catr=() ssw=() scw=() ssr=() scr=() ssw8=() ssr8=() slw=() slr=()
   local cpsrc="nfs://127.0.0.1$NDIR/export/cp.bin?version=3"
   # One round; the tools go first in alternate rounds, so neither always follows the other.
   nat_round() {
@@ -214,6 +216,11 @@ CONF
       sbr+=("$(sb read read 1m 256m "$nfs")")
       ssw+=("$(sb write write 1m 256m "$smb")")
       ssr+=("$(sb read read 1m 256m "$smb")")
+      # smbclient keeps several requests in flight; the smb2 client can too.
+      ssw8+=("$(sb write write 1m 256m "$smb" --iodepth 8)")
+      ssr8+=("$(sb read read 1m 256m "$smb" --iodepth 8)")
+      slw+=("$(sb write write 1m 256m "$smb?client=libsmbclient")")
+      slr+=("$(sb read read 1m 256m "$smb?client=libsmbclient")")
     else
       rm -f "$NDIR/export/cp.bin"; cpw+=("$(timed nfs-cp "$f" "$cpsrc")")
       rm -f "$WORK/cp-back.bin"; cpr+=("$(timed nfs-cp "$cpsrc" "$WORK/cp-back.bin")")
@@ -240,6 +247,10 @@ print(f'{\"$label\":<34} sharebench {a/1024:10.1f} MiB/s  $4 {b/1024:10.1f} MiB/
   line "nfs v3 1m read 256m" "${sbr[*]}" "${catr[*]}" "nfs-cat  "
   line "smb3 1m write 256m" "${ssw[*]}" "${scw[*]}" "smbclient"
   line "smb3 1m read 256m" "${ssr[*]}" "${scr[*]}" "smbclient"
+  line "smb3 1m write 256m, depth 8" "${ssw8[*]}" "${scw[*]}" "smbclient"
+  line "smb3 1m read 256m, depth 8" "${ssr8[*]}" "${scr[*]}" "smbclient"
+  line "smb3 1m write 256m, libsmbclient" "${slw[*]}" "${scw[*]}" "smbclient"
+  line "smb3 1m read 256m, libsmbclient" "${slr[*]}" "${scr[*]}" "smbclient"
   nfs41_against_nfs3 "nfs://127.0.0.1/bench?version=4.1" "$nfs"
   smb_clients "$smb"
 }
