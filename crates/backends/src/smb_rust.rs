@@ -136,7 +136,7 @@ impl Conn {
         let dialect = client.params().map(|p| p.dialect);
         if dialect != Some(Dialect::Smb3_1_1) || !client.session().should_sign {
             return Err(format!(
-                "the server negotiated {dialect:?}, signing {}: only SMB 3.1.1 with signing is accepted",
+                "the server negotiated {dialect:?}, signing {}: this client takes only SMB 3.1.1 with signing (libsmbclient, ?client=libsmbclient, also speaks SMB 3.0 and 3.0.2, signed)",
                 if client.session().should_sign { "on" } else { "off" }
             ));
         }
