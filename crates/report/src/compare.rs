@@ -50,16 +50,24 @@ pub fn decide(
 
 /// For an inconclusive ratio: how many times the data (cells or repetitions) it would take
 /// for the interval to narrow enough to decide, if the ratio stayed where it is. Inside the
-/// threshold band the decision within reach is "equivalent" (the interval within the
-/// band); outside it, a winner (the interval clear of 1). Intervals narrow as 1/√n, on
-/// logarithms. `None` without an interval or on the band's edge.
+/// threshold band the decision within reach is "equivalent" (both ends within the band);
+/// outside it, a winner (the end toward 1 clear of it). Intervals narrow as 1/√n, on
+/// logarithms; each side is taken as it is, since an interval of means (Welch) is not
+/// symmetric around its ratio. `None` without an interval or on the band's edge.
 pub fn data_to_decide(ratio: f64, ci: Option<(f64, f64)>, threshold_pct: f64) -> Option<f64> {
     let (lo, hi) = ci?;
-    let half = (hi.ln() - lo.ln()) / 2.0;
-    let point = ratio.ln().abs();
+    let point = ratio.ln();
+    let (below, above) = (point - lo.ln(), hi.ln() - point);
     let band = (1.0 + threshold_pct / 100.0).ln();
-    let room = if point < band { band - point } else { point };
-    (room > 1e-9 && half > 0.0).then(|| (half / room).powi(2))
+    let need = |side: f64, room: f64| (room > 1e-9 && side > 0.0).then(|| (side / room).powi(2));
+    if point.abs() >= band {
+        let toward_one = if point > 0.0 { below } else { above };
+        need(toward_one, point.abs())
+    } else {
+        let low = need(below, point + band)?;
+        let high = need(above, band - point)?;
+        Some(low.max(high))
+    }
 }
 
 /// "+12% [+8%, +16%]": a ratio as a change, with its interval.
@@ -473,6 +481,13 @@ mod tests {
         let k = data_to_decide(1.2, Some((0.9, 1.6)), 5.0).unwrap();
         assert!((2.0..3.0).contains(&k), "{k}");
         assert_eq!(data_to_decide(1.2, None, 5.0), None);
+        // +30.6% [-0.0%, +46.9%] (Welch, lopsided): the lower end sits on 1, so about the
+        // data there is already, not half of it, as the interval's mean half-width said.
+        let k = data_to_decide(1.306, Some((0.9999, 1.469)), 5.0).unwrap();
+        assert!((0.95..1.05).contains(&k), "{k}");
+        // A slower ratio looks at the upper end.
+        let k = data_to_decide(1.0 / 1.2, Some((1.0 / 1.6, 1.0 / 0.9)), 5.0).unwrap();
+        assert!((2.0..3.0).contains(&k), "{k}");
     }
 
     #[test]
