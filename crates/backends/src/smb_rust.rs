@@ -550,14 +550,14 @@ async fn write_at(
     tree_id: TreeId,
     file_id: FileId,
     offset: u64,
-    data: Vec<u8>,
+    data: &[u8],
     through: bool,
 ) -> smb2::Result<usize> {
     let req = BorrowedWrite {
         offset,
         file_id,
         through,
-        data: &data,
+        data,
     };
     send_write(conn, tree_id, &req).await
 }
@@ -940,14 +940,8 @@ impl FileHandle for SmbRustFile {
         let (file_id, path, sync) = (self.file_id, self.path.clone(), self.sync);
         let c = self.conn();
         let tree_id = c.tree_id();
-        let req = BorrowedWrite {
-            offset,
-            file_id,
-            through: sync,
-            data: &buf[..n],
-        };
         let wrote = c.run("write", &path, |_, conn| {
-            Box::pin(async move { send_write(conn, tree_id, &req).await })
+            Box::pin(write_at(conn, tree_id, file_id, offset, &buf[..n], sync))
         })?;
         Ok(wrote.min(n))
     }
@@ -1048,15 +1042,16 @@ async fn write_chunks(
     through: bool,
 ) -> smb2::Result<Done> {
     if data.len() <= max {
-        // One WRITE: the data goes as it is, not copied into a chunk.
+        // One WRITE (also an empty one).
         let n = data.len();
-        let wrote = write_at(conn, ids.0, ids.1, offset, data, through).await?;
+        let wrote = write_at(conn, ids.0, ids.1, offset, &data, through).await?;
         return Ok(Done::Wrote(wrote.min(n)));
     }
+    // Chunks of at most the negotiated size, each packed from where it lies.
     let mut done = 0;
     while done < data.len() {
         let n = (data.len() - done).min(max);
-        let chunk = data[done..done + n].to_vec();
+        let chunk = &data[done..done + n];
         let wrote = write_at(
             conn.clone(),
             ids.0,
