@@ -99,9 +99,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "TIME", default_value = "60s", value_parser = parse_seconds)]
     pub max_cell_time: f64,
 
-    /// Least time of one sample: a shorter pass of an operation is repeated on the same
-    /// terms until its passes last this long, and the record counts them all (one worker;
-    /// 0 = IOzone's single pass). Units: us, ms, s
+    /// Least time of one sample, per operation: the cell's operations run again, a round at
+    /// a time, each round on a file written anew, until their passes last this long per
+    /// operation together and each one's at least half of it; the record counts every pass
+    /// (one worker; 0 = IOzone's single pass). Units: us, ms, s
     #[arg(long, value_name = "TIME", default_value = DEFAULT_MIN_SAMPLE_TIME, value_parser = parse_seconds)]
     pub min_sample_time: f64,
 

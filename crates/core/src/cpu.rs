@@ -40,6 +40,19 @@ impl CpuUsage {
     pub fn util_pct(&self) -> f64 {
         util_pct(self.total_s, self.wall_s)
     }
+
+    /// Adds another interval's usage (a later pass of a sample); the machine's time stays
+    /// known only when both intervals know it.
+    pub fn add(&mut self, other: &CpuUsage) {
+        self.user_s += other.user_s;
+        self.sys_s += other.sys_s;
+        self.total_s += other.total_s;
+        self.wall_s += other.wall_s;
+        self.machine = self.machine.zip(other.machine).map(|(a, b)| MachineTime {
+            busy_s: a.busy_s + b.busy_s,
+            steal_s: a.steal_s + b.steal_s,
+        });
+    }
 }
 
 /// CPU seconds over `seconds` of wall time, in percent (0 for an empty interval).

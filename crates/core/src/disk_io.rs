@@ -41,6 +41,15 @@ impl DiskIo {
             flushes: self.flushes.saturating_sub(earlier.flushes),
         }
     }
+
+    /// Adds another interval's counts (a later pass of a sample).
+    pub fn add(&self, other: &DiskIo) -> DiskIo {
+        DiskIo {
+            writes: self.writes + other.writes,
+            write_bytes: self.write_bytes + other.write_bytes,
+            flushes: self.flushes + other.flushes,
+        }
+    }
 }
 
 /// The fields of a `/sys/block/DEV/stat` line (Documentation/block/stat.rst): write I/Os

@@ -299,6 +299,46 @@ mod tests {
         assert!(s.interrupted && kept.records.is_empty(), "{s:?}");
     }
 
+    /// A sample repeats the whole cell, a round at a time, from no file: each read reads a
+    /// file just written, as IOzone's single pass does, never a file read many times over.
+    #[test]
+    fn a_sample_repeats_the_cell_in_rounds_each_on_a_new_file() {
+        let (a, fs) = target("a");
+        let p = Plan {
+            ops: vec![Op::Write, Op::Read],
+            cells: vec![cell(64 << 10, 4 << 10)],
+            reps: 1,
+            min_sample_s: 0.002,
+            ..Plan::default()
+        };
+        fs.take();
+        let mut kept = Kept::default();
+        let s = run(&p, &[a], "r", &AtomicBool::new(false), &mut kept).unwrap();
+        assert!(s.all_ok(), "{s:?}");
+        let passes: Vec<u32> = kept.records.iter().map(|r| r.passes.unwrap()).collect();
+        assert_eq!(passes.len(), 2);
+        assert!(passes[0] > 1 && passes[0] == passes[1], "{passes:?}");
+        for r in &kept.records {
+            assert_eq!(r.bytes, u64::from(r.passes.unwrap()) * (64 << 10), "{r:?}");
+        }
+        // Each round: the write removes and creates the file, the read opens it, and the
+        // file goes before the next round (or at the end of the cell).
+        let file = "sharebench-a/f0";
+        let calls: Vec<String> = fs
+            .take()
+            .into_iter()
+            .filter(|c| c.ends_with(file) && (c.starts_with("open") || c.starts_with("unlink")))
+            .collect();
+        let round = ["unlink", "open", "open", "unlink"].map(|c| format!("{c} {file}"));
+        let want: Vec<String> = round
+            .iter()
+            .cycle()
+            .take(4 * passes[0] as usize)
+            .cloned()
+            .collect();
+        assert_eq!(calls, want);
+    }
+
     #[test]
     fn auto_repetitions_stop_each_cell_on_its_own_and_say_why() {
         use crate::plan::AutoReps;

@@ -96,26 +96,38 @@ pub fn cpu_seconds(set: &ProcessSet) -> f64 {
             .sum();
         return ticks as f64 / ticks_per_second();
     }
-    let ticks: u64 = std::fs::read_dir("/proc")
-        .map(|d| {
-            d.filter_map(|e| e.ok())
-                .filter_map(|e| {
-                    let name = e.file_name().to_str()?.to_string();
-                    if !name.bytes().all(|b| b.is_ascii_digit()) {
-                        return None;
-                    }
-                    let (pgrp, ticks) = sample_one(&name)?;
-                    let member = set.groups.contains(&pgrp)
-                        || name.parse().is_ok_and(|pid: i32| set.pids.contains(&pid))
-                        || (!set.net_namespaces.is_empty()
-                            && net_namespace(&name)
-                                .is_some_and(|ns| set.net_namespaces.contains(&ns)));
-                    member.then_some(ticks)
-                })
-                .sum()
+    members(set).map(|(_, ticks)| ticks).sum::<u64>() as f64 / ticks_per_second()
+}
+
+impl ProcessSet {
+    /// The processes in the set now, by PID: reading their CPU then takes a read of each
+    /// one's /proc/PID/stat, not a walk of /proc (for measurements a millisecond long). A
+    /// process that starts later is not in it; one that ends counts no more.
+    pub fn members_now(&self) -> ProcessSet {
+        if self.net_namespaces.is_empty() && self.groups.is_empty() {
+            return self.clone();
+        }
+        let pids: Vec<i32> = members(self).map(|(pid, _)| pid).collect();
+        ProcessSet::of_pids(&pids)
+    }
+}
+
+/// (PID, CPU ticks) of every process in `set`, from a walk of /proc.
+fn members(set: &ProcessSet) -> impl Iterator<Item = (i32, u64)> + '_ {
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok())
+        .filter_map(move |e| {
+            let pid: i32 = e.file_name().to_str()?.parse().ok()?;
+            let name = pid.to_string();
+            let (pgrp, ticks) = sample_one(&name)?;
+            let member = set.groups.contains(&pgrp)
+                || set.pids.contains(&pid)
+                || (!set.net_namespaces.is_empty()
+                    && net_namespace(&name).is_some_and(|ns| set.net_namespaces.contains(&ns)));
+            member.then_some((pid, ticks))
         })
-        .unwrap_or(0);
-    ticks as f64 / ticks_per_second()
 }
 
 #[cfg(test)]
@@ -136,6 +148,7 @@ mod tests {
             ..ProcessSet::default()
         };
         let by_pid = ProcessSet::of_pids(&[child.id() as i32]);
+        assert_eq!(set.members_now(), by_pid, "the group's one member");
         let (before, before_pid) = (cpu_seconds(&set), cpu_seconds(&by_pid));
         std::thread::sleep(std::time::Duration::from_millis(300));
         let (during, during_pid) = (cpu_seconds(&set), cpu_seconds(&by_pid));

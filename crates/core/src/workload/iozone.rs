@@ -83,23 +83,20 @@ pub struct PassOutcome {
     pub cpu: CpuUsage,
     /// Verify: the absolute offset of the first wrong byte.
     pub mismatch: Option<u64>,
-    /// Passes this outcome sums (see `sample`).
+    /// Passes this outcome sums (a sample's rounds: see the matrix module).
     pub passes: u32,
 }
 
 impl PassOutcome {
     /// Adds a later pass of the same operation: bytes, timed seconds, CPU and latencies add
     /// up; the first mismatch stays.
-    fn absorb(&mut self, next: PassOutcome) {
+    pub(crate) fn absorb(&mut self, next: PassOutcome) {
         self.bytes += next.bytes;
         self.seconds += next.seconds;
         self.finished = next.finished;
         self.stonewalled |= next.stonewalled;
         self.latency.merge(&next.latency);
-        self.cpu.user_s += next.cpu.user_s;
-        self.cpu.sys_s += next.cpu.sys_s;
-        self.cpu.total_s += next.cpu.total_s;
-        self.cpu.wall_s += next.cpu.wall_s;
+        self.cpu.add(&next.cpu);
         self.mismatch = self.mismatch.or(next.mismatch);
         self.passes += next.passes;
     }
@@ -281,44 +278,6 @@ type Opened = (
 
 /// Opens the file for a pass (a new one for creating operations) and maps it in mmap mode.
 /// IOzone's read test reads record 0 once, untimed, before the clock starts.
-/// One worker's sample of an operation: a pass, then, while the timed passes together
-/// last less than `min_s`, more passes on the same terms, each after `before_each` (which
-/// empties the cache when the operation is the first of its test; an error ends the
-/// sample). Stops early at a mismatch or Ctrl-C, and once the sample has taken ten times
-/// `min_s` of wall time (untimed work such as cache purges can dwarf a tiny pass).
-pub fn sample(
-    backend: &dyn Backend,
-    path: &str,
-    spec: &PassSpec,
-    bufs: &mut WorkerBuffers,
-    coord: &Coordination,
-    min_s: f64,
-    before_each: &dyn Fn() -> io::Result<()>,
-) -> Result<PassOutcome, PassError> {
-    let began = Instant::now();
-    let mut out = run_pass(backend, path, spec, bufs, coord)?;
-    // Later passes are this worker's alone: no one to start with, no stonewall to heed
-    // (the first pass's end set the flag the stonewall reads).
-    let finished = AtomicBool::new(false);
-    let alone = Coordination {
-        start: None,
-        first_done: &finished,
-        stonewall: false,
-        cancel: coord.cancel,
-    };
-    while out.seconds < min_s
-        && out.mismatch.is_none()
-        && began.elapsed().as_secs_f64() < 10.0 * min_s
-        && !coord.cancel.load(Ordering::Relaxed)
-    {
-        if before_each().is_err() {
-            break;
-        }
-        out.absorb(run_pass(backend, path, spec, bufs, &alone)?);
-    }
-    Ok(out)
-}
-
 fn open_for_pass(
     backend: &dyn Backend,
     path: &str,

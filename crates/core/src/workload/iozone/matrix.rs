@@ -79,6 +79,9 @@ struct CellState {
     purge_note: Option<String>,
     /// A failure that makes going on unsafe (a remount that failed): the whole run stops.
     fatal: Option<String>,
+    /// The target's server and FUSE processes as the cell began (see `members_now`).
+    servers: server_cpu::ProcessSet,
+    fuse: server_cpu::ProcessSet,
 }
 
 /// Runs every selected operation on one cell, IOzone test by test, then removes the files.
@@ -101,44 +104,17 @@ fn run_cell(
         last_test: None,
         purge_note: None,
         fatal: None,
+        servers: ctx.target.servers.members_now(),
+        fuse: ctx.target.fuse.members_now(),
     };
-    let mut end = End::Done;
-    for &op in &plan.ops {
-        let specs: Vec<PassSpec> = (0..workers)
-            .map(|w| pass_spec(ctx, op, w, &st.files[w]))
-            .collect();
-        let ready = get_ready(ctx, op, &specs, &mut st, cancel);
-        // Every rank starts together, or none does.
-        let asked = Instant::now();
-        let go = ctx.ranks.start(ready)?;
-        let waited = asked.elapsed().as_secs_f64();
-        let go = match go {
-            Go::On => {
-                measure_and_record(ctx, op, &specs, &mut st, cancel, observer, summary, waited)?
-            }
-            Go::Stop(why) => {
-                observer.record(&failed_record(ctx, op, &why))?;
-                summary.records += 1;
-                summary.failed += 1;
-                Go::Stop(why)
-            }
-            Go::Interrupted => Go::Interrupted,
-        };
-        match go {
-            Go::On => {}
-            Go::Stop(why) => {
-                end = End::TargetFailed(why);
-                break;
-            }
-            Go::Interrupted => {
-                end = End::Interrupted;
-                break;
-            }
-        }
-        let planned = ctx.cell.file_size * workers as u64;
-        let what = format!("{} {} {}", ctx.target.name, op, describe_cell(&ctx.cell));
-        observer.progress(planned, &what);
+    let end = CellRun {
+        ctx,
+        st: &mut st,
+        cancel,
+        observer,
+        summary,
     }
+    .run()?;
     if let Some(why) = st.fatal {
         // Nothing more is touched: the file system may not be where it was.
         return Ok(End::Stopped(why));
@@ -154,6 +130,217 @@ fn run_cell(
         }
     }
     Ok(end)
+}
+
+/// A cell's operations as they run, and where their records go.
+struct CellRun<'a, 'c> {
+    ctx: &'a Context<'c>,
+    st: &'a mut CellState,
+    cancel: &'a AtomicBool,
+    observer: &'a mut dyn Observer,
+    summary: &'a mut RunSummary,
+}
+
+/// An operation of a sample, measured and not yet written.
+struct Held {
+    op: Op,
+    specs: Vec<PassSpec>,
+    taken: Result<Taken, Unmeasured>,
+    waited: f64,
+    purge_note: Option<String>,
+}
+
+impl CellRun<'_, '_> {
+    /// Runs the cell's operations in IOzone's order, a pass each, as IOzone does. A sample
+    /// (one worker, `min_sample_s` > 0) then runs the whole sequence again, a round at a
+    /// time, until the passes last the sample's time (see `more_rounds`). Each round starts
+    /// without the file, as the first did, so every pass runs on the terms of IOzone's
+    /// single one: a read reads a file just written and rewritten, a reread a file read
+    /// once. (Passes over the same file drift: this machine has served a 64 MiB file it
+    /// had read ten times half as fast again as one just written, so a faster target,
+    /// which fits more passes into a sample, would gain more.) Without a sample, each
+    /// operation's records are written as soon as it ends; a sample's, when its rounds end.
+    fn run(&mut self) -> io::Result<End> {
+        let ctx = self.ctx;
+        let min_s = min_sample_s(ctx.plan, ctx.ranks.size());
+        let mut held: Vec<Held> = Vec::new();
+        for &op in &ctx.plan.ops {
+            let workers = self.st.files.len();
+            let specs: Vec<PassSpec> = (0..workers)
+                .map(|w| pass_spec(ctx, op, w, &self.st.files[w]))
+                .collect();
+            let ready = get_ready(ctx, op, &specs, self.st, self.cancel);
+            // Every rank starts together, or none does.
+            let asked = Instant::now();
+            let go = ctx.ranks.start(ready)?;
+            let waited = asked.elapsed().as_secs_f64();
+            let end = match go {
+                Go::On => {
+                    let st = &mut *self.st;
+                    let taken = take(ctx, &specs, st, self.cancel);
+                    let h = Held {
+                        op,
+                        specs,
+                        taken,
+                        waited,
+                        purge_note: st.purge_note.take(),
+                    };
+                    if min_s > 0.0 && h.taken.is_ok() {
+                        if op.may_create_file() {
+                            st.file_written = true;
+                        }
+                        held.push(h);
+                        continue;
+                    }
+                    self.write_all(held.drain(..))?;
+                    self.write(h)?
+                }
+                Go::Stop(why) => {
+                    self.write_all(held.drain(..))?;
+                    self.observer.record(&failed_record(ctx, op, &why))?;
+                    self.summary.records += 1;
+                    self.summary.failed += 1;
+                    End::TargetFailed(why)
+                }
+                Go::Interrupted => {
+                    self.write_all(held.drain(..))?;
+                    End::Interrupted
+                }
+            };
+            if end != End::Done {
+                return Ok(end);
+            }
+        }
+        if !held.is_empty() {
+            self.more_rounds(&mut held, min_s);
+        }
+        self.write_all(held.drain(..))
+    }
+
+    /// A sample's further rounds (see `run`): every operation again, from a cell without
+    /// its file (written, and purged at each test, as in the first round), until the passes
+    /// of all operations together last `min_s` per operation and each operation's at least
+    /// half of it. (Every round runs every operation, so waiting until the fastest alone
+    /// has `min_s` keeps the slower ones running far past it: from the quick main job's
+    /// pass times, 31 s more of timed passes than one operation at a time, against 12 s
+    /// this way.) At most three times `min_s` of wall time per operation.
+    /// An operation that fails keeps the failure as its result and ends the rounds; Ctrl-C
+    /// ends them with the rounds done.
+    fn more_rounds(&mut self, held: &mut [Held], min_s: f64) {
+        let ctx = self.ctx;
+        let began = Instant::now();
+        let cap_s = 3.0 * min_s * held.len() as f64;
+        let short = |held: &[Held]| {
+            let seconds = |h: &Held| h.taken.as_ref().map_or(f64::INFINITY, Taken::seconds);
+            let total: f64 = held.iter().map(seconds).sum();
+            (total < min_s * held.len() as f64 || held.iter().any(|h| seconds(h) < min_s / 2.0))
+                && held
+                    .iter()
+                    .all(|h| matches!(&h.taken, Ok(t) if !t.mismatched()))
+        };
+        while short(held)
+            && began.elapsed().as_secs_f64() < cap_s
+            && !self.cancel.load(Ordering::Relaxed)
+        {
+            if let Err(e) = self.without_files() {
+                held[0].taken = Err(Unmeasured::Failed(e.to_string()));
+                return;
+            }
+            for h in held.iter_mut() {
+                let st = &mut *self.st;
+                let next = match get_ready(ctx, h.op, &h.specs, st, self.cancel) {
+                    Ready::Yes => take(ctx, &h.specs, st, self.cancel),
+                    Ready::No(why) => Err(Unmeasured::Failed(why)),
+                    Ready::Interrupted => Err(Unmeasured::Interrupted),
+                };
+                // The purge is the first round's to report.
+                st.purge_note = None;
+                match (next, &mut h.taken) {
+                    (Ok(next), Ok(t)) => t.absorb(next),
+                    (Ok(_), Err(_)) => {}
+                    // Ctrl-C: the rounds already done stay, the one cut short goes.
+                    (Err(Unmeasured::Interrupted), _) => return,
+                    (Err(u), _) => {
+                        h.taken = Err(u);
+                        return;
+                    }
+                }
+                if h.op.may_create_file() {
+                    st.file_written = true;
+                }
+            }
+        }
+    }
+
+    /// Puts the cell back as a round finds it: no file, no test run yet.
+    fn without_files(&mut self) -> io::Result<()> {
+        let backend = self.ctx.target.backend.as_ref();
+        for f in &self.st.files {
+            match backend.unlink(f) {
+                Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+                _ => {}
+            }
+        }
+        self.st.file_written = false;
+        self.st.last_test = None;
+        Ok(())
+    }
+
+    fn write_all(&mut self, held: impl Iterator<Item = Held>) -> io::Result<End> {
+        let mut end = End::Done;
+        for h in held {
+            let this = self.write(h)?;
+            if end == End::Done {
+                end = this;
+            }
+        }
+        Ok(end)
+    }
+
+    /// Gathers every rank's records of one operation and writes them; returns what the
+    /// ranks decided (go on, give the target up, or stop).
+    fn write(&mut self, h: Held) -> io::Result<End> {
+        let ctx = self.ctx;
+        let (records, span, mine) = match h.taken {
+            Ok(t) => (t.records(ctx, h.op, &self.st.files), t.span(), Ready::Yes),
+            Err(Unmeasured::Failed(e)) => (
+                vec![failed_record(ctx, h.op, &e)],
+                Span::default(),
+                Ready::No(e),
+            ),
+            Err(Unmeasured::Interrupted) => (Vec::new(), Span::default(), Ready::Interrupted),
+        };
+        let gathering = Instant::now();
+        let (records, go) = ctx.ranks.finish(records, span, mine)?;
+        if ctx.ranks.size() > 1 {
+            self.summary.coordinated += 1;
+            self.summary.coordination_s += h.waited + gathering.elapsed().as_secs_f64();
+        }
+        for mut r in records {
+            // The purge belongs to the test's first operation; later ones report nothing new.
+            r.cache_purge = h.purge_note.clone();
+            match r.status {
+                Status::VerifyFailed if r.scope != Scope::Worker => self.summary.verify_failed += 1,
+                Status::Failed => self.summary.failed += 1,
+                _ => {}
+            }
+            self.observer.record(&r)?;
+            self.summary.records += 1;
+        }
+        if go == Go::On && h.op.may_create_file() {
+            self.st.file_written = true;
+        }
+        Ok(match go {
+            Go::On => {
+                let planned = ctx.cell.file_size * self.st.files.len() as u64;
+                let what = format!("{} {} {}", ctx.target.name, h.op, describe_cell(&ctx.cell));
+                self.observer.progress(planned, &what);
+                End::Done
+            }
+            Go::Stop(why) => End::TargetFailed(why),
+            Go::Interrupted => End::Interrupted,
+        })
+    }
 }
 
 /// Before an operation: the files it needs written, and a cold cache at each new test
@@ -188,57 +375,6 @@ fn get_ready(
         }
     }
     Ready::Yes
-}
-
-/// Measures one operation on every worker, gathers every rank's records and writes them;
-/// returns what the ranks decided (go on, give the target up, or stop).
-#[allow(clippy::too_many_arguments)]
-fn measure_and_record(
-    ctx: &Context,
-    op: Op,
-    specs: &[PassSpec],
-    st: &mut CellState,
-    cancel: &AtomicBool,
-    observer: &mut dyn Observer,
-    summary: &mut RunSummary,
-    waited: f64,
-) -> io::Result<Go> {
-    let released = Instant::now();
-    let cold = st.purge_note.is_some();
-    let (measured, span) = measure(ctx, op, specs, &st.files, &mut st.bufs, cancel, cold);
-    let span = span
-        .map(|(first, last)| Span {
-            start_s: first.saturating_duration_since(released).as_secs_f64(),
-            end_s: last.saturating_duration_since(released).as_secs_f64(),
-        })
-        .unwrap_or_default();
-    let (records, mine) = match measured {
-        Measured::Ok(records) => (records, Ready::Yes),
-        Measured::Failed(e) => (vec![failed_record(ctx, op, &e)], Ready::No(e)),
-        Measured::Interrupted => (Vec::new(), Ready::Interrupted),
-    };
-    let gathering = Instant::now();
-    let (records, go) = ctx.ranks.finish(records, span, mine)?;
-    if ctx.ranks.size() > 1 {
-        summary.coordinated += 1;
-        summary.coordination_s += waited + gathering.elapsed().as_secs_f64();
-    }
-    // The purge belongs to the test's first operation; later ones report nothing new.
-    let purge_note = st.purge_note.take();
-    for mut r in records {
-        r.cache_purge = purge_note.clone();
-        match r.status {
-            Status::VerifyFailed if r.scope != Scope::Worker => summary.verify_failed += 1,
-            Status::Failed => summary.failed += 1,
-            _ => {}
-        }
-        observer.record(&r)?;
-        summary.records += 1;
-    }
-    if go == Go::On && op.may_create_file() {
-        st.file_written = true;
-    }
-    Ok(go)
 }
 
 fn describe_cell(cell: &Cell) -> String {
@@ -317,28 +453,104 @@ fn pass_spec(ctx: &Context, op: Op, worker: usize, file: &str) -> PassSpec {
     }
 }
 
-enum Measured {
-    Ok(Vec<Record>),
+/// Why an operation has no figures.
+enum Unmeasured {
     Failed(String),
     Interrupted,
 }
 
-/// Runs one operation on every worker at once and turns the outcomes into records.
-/// Also returns when the measurement ran: the first worker's start and the last one's end.
-/// `cold`: the operation is the first of its test, after a purge of the cache, so every
-/// further pass of its sample is purged first too.
-fn measure(
+/// One operation as every worker ran it (a pass each; a sample adds its further rounds),
+/// and what was counted around it.
+struct Taken {
+    outcomes: Vec<PassOutcome>,
+    started_at: String,
+    /// When the ranks let the measurement start, and when its last worker had returned.
+    released: Instant,
+    joined: Instant,
+    /// This process's CPU and the machine's over the measurement.
+    parent_cpu: CpuUsage,
+    server_s: f64,
+    fuse_s: f64,
+    disk: Option<DiskIo>,
+}
+
+impl Taken {
+    /// The timed seconds of its first worker (a sample's only one).
+    fn seconds(&self) -> f64 {
+        self.outcomes.first().map_or(0.0, |o| o.seconds)
+    }
+
+    fn mismatched(&self) -> bool {
+        self.outcomes.iter().any(|o| o.mismatch.is_some())
+    }
+
+    /// Adds a later round of the same operation (a sample's, so one worker).
+    fn absorb(&mut self, next: Taken) {
+        for (mine, theirs) in self.outcomes.iter_mut().zip(next.outcomes) {
+            mine.absorb(theirs);
+        }
+        self.joined = next.joined;
+        self.parent_cpu.add(&next.parent_cpu);
+        self.server_s += next.server_s;
+        self.fuse_s += next.fuse_s;
+        self.disk = self.disk.zip(next.disk).map(|(a, b)| a.add(&b));
+    }
+
+    /// From the first worker's start to the last one's return, in seconds since the
+    /// release (the ranks line their spans up by it).
+    fn span(&self) -> Span {
+        let first = self.outcomes.iter().map(|o| o.started).min();
+        let since = |t: Instant| t.saturating_duration_since(self.released).as_secs_f64();
+        Span {
+            start_s: since(first.unwrap_or(self.joined)),
+            end_s: since(self.joined),
+        }
+    }
+
+    /// The records: one for a single worker; in throughput mode one per worker and the
+    /// aggregate, as IOzone's -t reports.
+    fn records(&self, ctx: &Context, op: Op, files: &[String]) -> Vec<Record> {
+        let (server_s, fuse_s) = (self.server_s, self.fuse_s);
+        if self.outcomes.len() == 1 && !ctx.plan.throughput_mode {
+            let o = &self.outcomes[0];
+            let mut r = base_record(ctx, op, Scope::Single, &self.started_at);
+            fill_from_outcome(&mut r, o, &files[0]);
+            set_server_cpu(&mut r, &ctx.target.servers, server_s, o.seconds);
+            if !ctx.target.fuse.is_empty() {
+                r.add_fuse_cpu(fuse_s);
+            }
+            r.set_machine(&self.parent_cpu, server_s + fuse_s);
+            r.set_disk(self.disk);
+            return vec![r];
+        }
+        let mut records = throughput_records(
+            ctx,
+            op,
+            &self.outcomes,
+            files,
+            &self.started_at,
+            self.joined,
+            self.parent_cpu,
+            (server_s, fuse_s),
+        );
+        if let Some(agg) = records.iter_mut().find(|r| r.scope == Scope::Aggregate) {
+            agg.set_disk(self.disk);
+        }
+        records
+    }
+}
+
+/// Runs one pass of an operation on every worker at once (one worker of one rank runs it
+/// here, without a thread to start).
+fn take(
     ctx: &Context,
-    op: Op,
     specs: &[PassSpec],
-    files: &[String],
-    bufs: &mut [WorkerBuffers],
+    st: &mut CellState,
     cancel: &AtomicBool,
-    cold: bool,
-) -> (Measured, Option<(Instant, Instant)>) {
+) -> Result<Taken, Unmeasured> {
+    let released = Instant::now();
     let backend = ctx.target.backend.as_ref();
     let workers = specs.len();
-    let min_s = min_sample_s(ctx.plan, ctx.ranks.size());
     let barrier = Barrier::new(workers + 1);
     let first_done = AtomicBool::new(false);
     let coord = Coordination {
@@ -348,92 +560,74 @@ fn measure(
         cancel,
     };
     let started_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
-
-    let (results, joined, parent_cpu, outside_s) = std::thread::scope(|s| {
-        let handles: Vec<_> = specs
-            .iter()
-            .zip(files)
-            .zip(bufs.iter_mut())
-            .map(|((spec, file), buf)| {
-                let coord = &coord;
-                let purge = move || {
-                    if cold {
-                        backend.purge_cache(file, PurgeRequest::Drop)?;
-                    }
-                    Ok(())
-                };
-                s.spawn(move || super::sample(backend, file, spec, buf, coord, min_s, &purge))
-            })
-            .collect();
-        // Workers cannot pass the barrier before the parent reaches it, so CPU counted from
-        // here covers all their work.
-        let cpu0 = CpuSnapshot::now();
-        let server0 = server_cpu::cpu_seconds(&ctx.target.servers);
-        let fuse0 = server_cpu::cpu_seconds(&ctx.target.fuse);
-        let disk0 = DiskIo::now(&ctx.target.disks);
-        barrier.wait();
-        if ctx.plan.stonewall && ctx.ranks.size() > 1 {
-            stonewall_across_ranks(ctx.ranks, &handles, &first_done);
-        }
-        let results: Vec<Result<PassOutcome, PassError>> = handles
-            .into_iter()
-            .map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    Err(PassError::Io(io::Error::other("worker thread panicked")))
-                })
-            })
-            .collect();
-        let server_s = server_cpu::cpu_seconds(&ctx.target.servers) - server0;
-        let fuse_s = server_cpu::cpu_seconds(&ctx.target.fuse) - fuse0;
-        let disk = DiskIo::now(&ctx.target.disks)
-            .zip(disk0)
-            .map(|(now, then)| now.since(&then));
+    let (servers, fuse) = (&st.servers, &st.fuse);
+    let outside = || {
         (
-            results,
-            Instant::now(),
-            CpuSnapshot::now().since(&cpu0),
-            (server_s.max(0.0), fuse_s.max(0.0), disk),
+            CpuSnapshot::now(),
+            server_cpu::cpu_seconds(servers),
+            server_cpu::cpu_seconds(fuse),
+            DiskIo::now(&ctx.target.disks),
         )
-    });
-    let (server_s, fuse_s, disk) = outside_s;
-
+    };
+    let (results, before) = if workers == 1 && ctx.ranks.size() == 1 {
+        let alone = Coordination {
+            start: None,
+            ..coord
+        };
+        let before = outside();
+        let (file, buf) = (&st.files[0], &mut st.bufs[0]);
+        let result = super::run_pass(backend, file, &specs[0], buf, &alone);
+        (vec![result], before)
+    } else {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = specs
+                .iter()
+                .zip(&st.files)
+                .zip(st.bufs.iter_mut())
+                .map(|((spec, file), buf)| {
+                    let coord = &coord;
+                    s.spawn(move || super::run_pass(backend, file, spec, buf, coord))
+                })
+                .collect();
+            // Workers cannot pass the barrier before the parent reaches it, so what is
+            // counted from here covers all their work.
+            let before = outside();
+            barrier.wait();
+            if ctx.plan.stonewall && ctx.ranks.size() > 1 {
+                stonewall_across_ranks(ctx.ranks, &handles, &first_done);
+            }
+            let results: Vec<Result<PassOutcome, PassError>> = handles
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        Err(PassError::Io(io::Error::other("worker thread panicked")))
+                    })
+                })
+                .collect();
+            (results, before)
+        })
+    };
+    let (cpu0, server0, fuse0, disk0) = before;
+    let (cpu1, server1, fuse1, disk1) = outside();
+    let joined = Instant::now();
     let mut outcomes = Vec::with_capacity(workers);
     for r in results {
         match r {
             Ok(o) => outcomes.push(o),
-            Err(PassError::Interrupted) => return (Measured::Interrupted, None),
-            Err(PassError::Io(e)) => return (Measured::Failed(e.to_string()), None),
+            Err(PassError::Interrupted) => return Err(Unmeasured::Interrupted),
+            Err(PassError::Io(e)) => return Err(Unmeasured::Failed(e.to_string())),
         }
     }
-    let first = outcomes.iter().map(|o| o.started).min().unwrap_or(joined);
-    let span = Some((first, joined));
-
-    if workers == 1 && !ctx.plan.throughput_mode {
-        let o = &outcomes[0];
-        let mut r = base_record(ctx, op, Scope::Single, &started_at);
-        fill_from_outcome(&mut r, o, &files[0]);
-        set_server_cpu(&mut r, &ctx.target.servers, server_s, o.seconds);
-        if !ctx.target.fuse.is_empty() {
-            r.add_fuse_cpu(fuse_s);
-        }
-        r.set_machine(&parent_cpu, server_s + fuse_s);
-        r.set_disk(disk);
-        return (Measured::Ok(vec![r]), span);
-    }
-    let mut records = throughput_records(
-        ctx,
-        op,
-        &outcomes,
-        files,
-        &started_at,
+    Ok(Taken {
+        outcomes,
+        started_at,
+        released,
         joined,
-        parent_cpu,
-        (server_s, fuse_s),
-    );
-    if let Some(agg) = records.iter_mut().find(|r| r.scope == Scope::Aggregate) {
-        agg.set_disk(disk);
-    }
-    (Measured::Ok(records), span)
+        parent_cpu: cpu1.since(&cpu0),
+        server_s: (server1 - server0).max(0.0),
+        fuse_s: (fuse1 - fuse0).max(0.0),
+        disk: disk1.zip(disk0).map(|(now, then)| now.since(&then)),
+    })
 }
 
 /// Throughput mode's records: one per worker, then the aggregate, as IOzone's -t reports.
