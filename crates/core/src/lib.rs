@@ -15,6 +15,7 @@ pub mod median;
 pub mod mix;
 pub mod offsets;
 pub mod op;
+pub mod op_clock;
 pub mod operation;
 pub mod pattern;
 pub mod plan;

@@ -14,6 +14,7 @@ use crate::cpu::{CpuSnapshot, CpuUsage};
 use crate::latency::LatencyRecorder;
 use crate::offsets::RecordOrder;
 use crate::op::{Direction, Op, Order, Style};
+use crate::op_clock;
 use crate::pattern;
 use crate::plan::{Cell, Timing};
 use crate::workload::buffered::Buffered;
@@ -181,6 +182,7 @@ pub fn run_pass(
     // Open (untimed) and then meet the other workers, even when opening failed, so that no
     // worker waits forever at the barrier.
     let opened = open_for_pass(backend, path, spec, how, &mut bufs.data);
+    op_clock::ready();
     if let Some(b) = coord.start {
         b.wait();
     }
@@ -388,9 +390,9 @@ impl<'a> Pass<'a> {
                     pattern::fill(buf, seed, off);
                 }
             }
-            let t0 = Instant::now();
+            let t0 = op_clock::now();
             let n = io(buf, off, reading)?;
-            self.latency.record_ns(t0.elapsed().as_nanos() as u64);
+            self.latency.record_ns(t0.ns_since());
             if n < len {
                 return Err(short_read(off + n as u64, cell.file_size).into());
             }
@@ -448,8 +450,8 @@ impl<'a> Pass<'a> {
             }
         };
         let mut free: Vec<usize> = (0..depth).rev().collect();
-        let mut flight: Vec<(u64, usize, bool, Instant)> =
-            vec![(0, 0, false, Instant::now()); depth];
+        let mut flight: Vec<(u64, usize, bool, op_clock::Tick)> =
+            vec![(0, 0, false, op_clock::now()); depth];
         let mut ended = false;
         loop {
             while !ended && !free.is_empty() {
@@ -467,7 +469,7 @@ impl<'a> Pass<'a> {
                         pattern::fill(&mut q.buf(slot)[..len], seed, off);
                     }
                 }
-                flight[slot] = (off, len, reading, Instant::now());
+                flight[slot] = (off, len, reading, op_clock::now());
                 q.submit(QueuedIo {
                     slot,
                     write: !reading,
@@ -481,7 +483,7 @@ impl<'a> Pass<'a> {
             }
             let (slot, done) = q.complete()?;
             let (off, len, reading, issued) = flight[slot];
-            self.latency.record_ns(issued.elapsed().as_nanos() as u64);
+            self.latency.record_ns(issued.ns_since());
             let n = done?;
             if n < len {
                 return Err(if reading {
@@ -519,7 +521,7 @@ impl<'a> Pass<'a> {
             }
             let len = (rs * per_call).min(cell.file_size - off) as usize;
             let data = &mut bufs.data.as_mut_slice()[..len];
-            let t0 = Instant::now();
+            let t0 = op_clock::now();
             let n = if reading {
                 let mut iov: Vec<IoSliceMut> =
                     data.chunks_mut(rs as usize).map(IoSliceMut::new).collect();
@@ -531,7 +533,7 @@ impl<'a> Pass<'a> {
                 let iov: Vec<IoSlice> = data.chunks(rs as usize).map(IoSlice::new).collect();
                 f.pwritev(&iov, off)?
             };
-            self.latency.record_ns(t0.elapsed().as_nanos() as u64);
+            self.latency.record_ns(t0.ns_since());
             if n < len {
                 return Err(if reading {
                     short_read(off + n as u64, cell.file_size)
