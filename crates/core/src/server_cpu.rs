@@ -34,6 +34,17 @@ impl ProcessSet {
         }
     }
 
+    /// The processes in the set now, by PID: reading their CPU then takes a read of each
+    /// one's /proc/PID/stat, not a walk of /proc (for measurements a millisecond long). A
+    /// process that starts later is not in it; one that ends counts no more.
+    pub fn members_now(&self) -> ProcessSet {
+        if self.net_namespaces.is_empty() && self.groups.is_empty() {
+            return self.clone();
+        }
+        let pids: Vec<i32> = members(self).map(|(pid, _)| pid).collect();
+        ProcessSet::of_pids(&pids)
+    }
+
     /// The set of every process in the named network namespaces (`/run/netns/NAME`).
     pub fn of_namespaces<'a>(names: impl IntoIterator<Item = &'a str>) -> ProcessSet {
         let net_namespaces = names
@@ -97,19 +108,6 @@ pub fn cpu_seconds(set: &ProcessSet) -> f64 {
         return ticks as f64 / ticks_per_second();
     }
     members(set).map(|(_, ticks)| ticks).sum::<u64>() as f64 / ticks_per_second()
-}
-
-impl ProcessSet {
-    /// The processes in the set now, by PID: reading their CPU then takes a read of each
-    /// one's /proc/PID/stat, not a walk of /proc (for measurements a millisecond long). A
-    /// process that starts later is not in it; one that ends counts no more.
-    pub fn members_now(&self) -> ProcessSet {
-        if self.net_namespaces.is_empty() && self.groups.is_empty() {
-            return self.clone();
-        }
-        let pids: Vec<i32> = members(self).map(|(pid, _)| pid).collect();
-        ProcessSet::of_pids(&pids)
-    }
 }
 
 /// (PID, CPU ticks) of every process in `set`, from a walk of /proc.

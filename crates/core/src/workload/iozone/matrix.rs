@@ -186,9 +186,6 @@ impl CellRun<'_, '_> {
                         purge_note: st.purge_note.take(),
                     };
                     if min_s > 0.0 && h.taken.is_ok() {
-                        if op.may_create_file() {
-                            st.file_written = true;
-                        }
                         held.push(h);
                         continue;
                     }
@@ -265,9 +262,6 @@ impl CellRun<'_, '_> {
                         return;
                     }
                 }
-                if h.op.may_create_file() {
-                    st.file_written = true;
-                }
             }
         }
     }
@@ -326,9 +320,6 @@ impl CellRun<'_, '_> {
             }
             self.observer.record(&r)?;
             self.summary.records += 1;
-        }
-        if go == Go::On && h.op.may_create_file() {
-            self.st.file_written = true;
         }
         Ok(match go {
             Go::On => {
@@ -523,20 +514,7 @@ impl Taken {
             r.set_disk(self.disk);
             return vec![r];
         }
-        let mut records = throughput_records(
-            ctx,
-            op,
-            &self.outcomes,
-            files,
-            &self.started_at,
-            self.joined,
-            self.parent_cpu,
-            (server_s, fuse_s),
-        );
-        if let Some(agg) = records.iter_mut().find(|r| r.scope == Scope::Aggregate) {
-            agg.set_disk(self.disk);
-        }
-        records
+        throughput_records(ctx, op, self, files)
     }
 }
 
@@ -618,6 +596,10 @@ fn take(
             Err(PassError::Io(e)) => return Err(Unmeasured::Failed(e.to_string())),
         }
     }
+    // An operation that may create the file has written it whole.
+    if specs.first().is_some_and(|s| s.op.may_create_file()) {
+        st.file_written = true;
+    }
     Ok(Taken {
         outcomes,
         started_at,
@@ -631,17 +613,18 @@ fn take(
 }
 
 /// Throughput mode's records: one per worker, then the aggregate, as IOzone's -t reports.
-#[allow(clippy::too_many_arguments)]
-fn throughput_records(
-    ctx: &Context,
-    op: Op,
-    outcomes: &[PassOutcome],
-    files: &[String],
-    started_at: &str,
-    joined: Instant,
-    parent_cpu: CpuUsage,
-    (server_s, fuse_s): (f64, f64),
-) -> Vec<Record> {
+fn throughput_records(ctx: &Context, op: Op, t: &Taken, files: &[String]) -> Vec<Record> {
+    let Taken {
+        outcomes,
+        started_at,
+        joined,
+        parent_cpu,
+        server_s,
+        fuse_s,
+        disk,
+        ..
+    } = t;
+    let (joined, server_s, fuse_s) = (*joined, *server_s, *fuse_s);
     let workers = outcomes.len();
     let base = |scope: Scope| base_record(ctx, op, scope, started_at);
     let mut records = Vec::with_capacity(workers + 1);
@@ -686,7 +669,8 @@ fn throughput_records(
     if !ctx.target.fuse.is_empty() {
         agg.add_fuse_cpu(fuse_s);
     }
-    agg.set_machine(&parent_cpu, server_s + fuse_s);
+    agg.set_machine(parent_cpu, server_s + fuse_s);
+    agg.set_disk(*disk);
     if let Some((w, o)) = outcomes
         .iter()
         .enumerate()
