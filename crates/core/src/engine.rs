@@ -303,9 +303,39 @@ mod tests {
     /// file just written, as IOzone's single pass does, never a file read many times over.
     #[test]
     fn a_sample_repeats_the_cell_in_rounds_each_on_a_new_file() {
+        let (kept, fs) = one_cell_in_rounds(vec![Op::Write, Op::Read]);
+        let passes: Vec<u32> = kept.records.iter().map(|r| r.passes.unwrap()).collect();
+        assert_eq!(passes.len(), 2);
+        assert!(passes[0] > 1 && passes[0] == passes[1], "{passes:?}");
+        for r in &kept.records {
+            assert_eq!(r.bytes, u64::from(r.passes.unwrap()) * (64 << 10), "{r:?}");
+        }
+        // Each round: the write removes and creates the file, the read opens it; the file
+        // goes at the end of the cell.
+        let round = ["unlink", "open", "open"];
+        assert_eq!(file_calls(&fs), rounds_then_unlink(&round, passes[0]));
+    }
+
+    /// A round that starts with a read removes the file first: the read's file is then
+    /// written anew (untimed), as in the first round.
+    #[test]
+    fn a_round_without_a_write_starts_from_no_file() {
+        let (kept, fs) = one_cell_in_rounds(vec![Op::Read]);
+        let passes = kept.records[0].passes.unwrap();
+        assert!(passes > 1, "{passes}");
+        // The first round finds no file; each later one removes the last round's.
+        let mut want = rounds_then_unlink(&["unlink", "open", "open"], passes);
+        want.remove(0);
+        assert_eq!(file_calls(&fs), want);
+    }
+
+    const FILE: &str = "sharebench-a/f0";
+
+    /// Runs `ops` on one 64 KiB cell of target a with 2 ms samples (rounds), one repetition.
+    fn one_cell_in_rounds(ops: Vec<Op>) -> (Kept, Arc<LogFs>) {
         let (a, fs) = target("a");
         let p = Plan {
-            ops: vec![Op::Write, Op::Read],
+            ops,
             cells: vec![cell(64 << 10, 4 << 10)],
             reps: 1,
             min_sample_s: 0.002,
@@ -315,28 +345,24 @@ mod tests {
         let mut kept = Kept::default();
         let s = run(&p, &[a], "r", &AtomicBool::new(false), &mut kept).unwrap();
         assert!(s.all_ok(), "{s:?}");
-        let passes: Vec<u32> = kept.records.iter().map(|r| r.passes.unwrap()).collect();
-        assert_eq!(passes.len(), 2);
-        assert!(passes[0] > 1 && passes[0] == passes[1], "{passes:?}");
-        for r in &kept.records {
-            assert_eq!(r.bytes, u64::from(r.passes.unwrap()) * (64 << 10), "{r:?}");
-        }
-        // Each round: the write removes and creates the file, the read opens it, and the
-        // file goes before the next round (or at the end of the cell).
-        let file = "sharebench-a/f0";
-        let calls: Vec<String> = fs
-            .take()
+        (kept, fs)
+    }
+
+    /// The opens and removals of target a's file, in order.
+    fn file_calls(fs: &LogFs) -> Vec<String> {
+        fs.take()
             .into_iter()
-            .filter(|c| c.ends_with(file) && (c.starts_with("open") || c.starts_with("unlink")))
+            .filter(|c| c.ends_with(FILE) && (c.starts_with("open") || c.starts_with("unlink")))
+            .collect()
+    }
+
+    /// `round`'s calls `n` times over, then the removal at the end of the cell.
+    fn rounds_then_unlink(round: &[&str], n: u32) -> Vec<String> {
+        let mut calls: Vec<String> = (0..n)
+            .flat_map(|_| round.iter().map(|c| format!("{c} {FILE}")))
             .collect();
-        let round = ["unlink", "open", "open", "unlink"].map(|c| format!("{c} {file}"));
-        let want: Vec<String> = round
-            .iter()
-            .cycle()
-            .take(4 * passes[0] as usize)
-            .cloned()
-            .collect();
-        assert_eq!(calls, want);
+        calls.push(format!("unlink {FILE}"));
+        calls
     }
 
     #[test]

@@ -239,7 +239,7 @@ impl CellRun<'_, '_> {
             && began.elapsed().as_secs_f64() < cap_s
             && !self.cancel.load(Ordering::Relaxed)
         {
-            if let Err(e) = self.without_files() {
+            if let Err(e) = self.without_files(held[0].op) {
                 held[0].taken = Err(Unmeasured::Failed(e.to_string()));
                 return;
             }
@@ -266,8 +266,15 @@ impl CellRun<'_, '_> {
         }
     }
 
-    /// Puts the cell back as a round finds it: no file, no test run yet.
-    fn without_files(&mut self) -> io::Result<()> {
+    /// Puts the cell back as a round finds it: no file, no test run yet. A round that
+    /// starts with a write leaves the removal to it (a write removes its file itself), so
+    /// a round costs no extra call to the target.
+    fn without_files(&mut self, first: Op) -> io::Result<()> {
+        self.st.file_written = false;
+        self.st.last_test = None;
+        if first.creates_file() {
+            return Ok(());
+        }
         let backend = self.ctx.target.backend.as_ref();
         for f in &self.st.files {
             match backend.unlink(f) {
@@ -275,8 +282,6 @@ impl CellRun<'_, '_> {
                 _ => {}
             }
         }
-        self.st.file_written = false;
-        self.st.last_test = None;
         Ok(())
     }
 
