@@ -102,7 +102,8 @@ pub struct RunArgs {
     /// Least time of one sample, per operation: the cell's operations run again, a round at
     /// a time, each round on a file written anew, until their passes last this long per
     /// operation together and each one's at least half of it; the record counts every pass
-    /// (one worker; 0 = IOzone's single pass). Units: us, ms, s
+    /// (with --threads, each round starts the workers together; 0 = IOzone's single pass;
+    /// multi-client runs always take one). Units: us, ms, s
     #[arg(long, value_name = "TIME", default_value = DEFAULT_MIN_SAMPLE_TIME, value_parser = parse_seconds)]
     pub min_sample_time: f64,
 

@@ -329,6 +329,46 @@ mod tests {
         assert_eq!(file_calls(&fs), want);
     }
 
+    /// In throughput mode a sample is rounds too: each starts the workers together, each
+    /// worker's record sums its passes, and the aggregate's "parent sees" sums the rounds'
+    /// spans, not the time between them.
+    #[test]
+    fn throughput_mode_samples_in_rounds_of_all_workers() {
+        let (a, _fs) = target("a");
+        let p = Plan {
+            ops: vec![Op::Write, Op::Read],
+            cells: vec![cell(64 << 10, 4 << 10)],
+            reps: 1,
+            threads: 2,
+            throughput_mode: true,
+            stonewall: false,
+            min_sample_s: 0.002,
+            ..Plan::default()
+        };
+        let mut kept = Kept::default();
+        let s = run(&p, &[a], "r", &AtomicBool::new(false), &mut kept).unwrap();
+        assert!(s.all_ok(), "{s:?}");
+        assert_eq!(
+            kept.records.len(),
+            2 * 3,
+            "two workers and the aggregate, per op"
+        );
+        let passes = kept.records[0].passes.unwrap();
+        assert!(passes > 1, "{passes}");
+        for r in &kept.records {
+            assert_eq!(r.passes, Some(passes), "{r:?}");
+        }
+        for op in kept.records.chunks(3) {
+            let (workers, agg) = (&op[..2], &op[2]);
+            assert_eq!(agg.scope, crate::record::Scope::Aggregate);
+            for w in workers {
+                assert_eq!(w.bytes, u64::from(passes) * (64 << 10), "{w:?}");
+                assert!(agg.seconds >= w.seconds, "{agg:?} {w:?}");
+            }
+            assert_eq!(agg.bytes, workers.iter().map(|w| w.bytes).sum::<u64>());
+        }
+    }
+
     const FILE: &str = "sharebench-a/f0";
 
     /// Runs `ops` on one 64 KiB cell of target a with 2 ms samples (rounds), one repetition.

@@ -414,7 +414,7 @@ pub struct Plan {
     pub vector_records: usize,
     /// Seed of the random orders and the verify pattern.
     pub seed: u64,
-    /// IOzone matrix, one worker: the least time a sample lasts per operation, in seconds:
+    /// IOzone matrix, one client: the least time a sample lasts per operation, in seconds:
     /// the cell's operations run again, in rounds, each on a file written anew, until their
     /// passes last this long per operation together and each one's half of it
     /// (docs/operations.md); 0 is IOzone's single pass.

@@ -152,7 +152,7 @@ struct Held {
 
 impl CellRun<'_, '_> {
     /// Runs the cell's operations in IOzone's order, a pass each, as IOzone does. A sample
-    /// (one worker, `min_sample_s` > 0) then runs the whole sequence again, a round at a
+    /// (one client, `min_sample_s` > 0) then runs the whole sequence again, a round at a
     /// time, until the passes last the sample's time (see `more_rounds`). Each round starts
     /// without the file, as the first did, so every pass runs on the terms of IOzone's
     /// single one: a read reads a file just written and rewritten, a reread a file read
@@ -410,13 +410,12 @@ fn purge(
     Ok(done)
 }
 
-/// The least time of a sample: the plan's, for one worker of one client outside throughput
-/// mode (whose workers, like the ranks of a multi-client run, start together once and
-/// stonewall each other, as IOzone's -t children) and without remounts (one per test, as
-/// IOzone's -U); otherwise 0, a single pass.
+/// The least time of a sample: the plan's, for one client (the ranks of a multi-client run
+/// start together once, as IOzone's -+m clients do) without remounts (one per test, as
+/// IOzone's -U); otherwise 0, a single pass. In throughput mode each round starts the
+/// workers together and stonewalls them, as IOzone's -t does once.
 fn min_sample_s(plan: &Plan, ranks: u32) -> f64 {
-    let single = plan.threads == 1 && !plan.throughput_mode && ranks == 1;
-    if single && plan.cache != CachePolicy::Remount {
+    if ranks == 1 && plan.cache != CachePolicy::Remount {
         plan.min_sample_s
     } else {
         0.0
@@ -463,6 +462,9 @@ struct Taken {
     /// When the ranks let the measurement start, and when its last worker had returned.
     released: Instant,
     joined: Instant,
+    /// The parent's view of the rounds: from the first worker's start to the last one's
+    /// return, summed over rounds (throughput mode's "parent sees").
+    parent_s: f64,
     /// This process's CPU and the machine's over the measurement.
     parent_cpu: CpuUsage,
     server_s: f64,
@@ -471,7 +473,8 @@ struct Taken {
 }
 
 impl Taken {
-    /// The timed seconds of its first worker (a sample's only one).
+    /// The timed seconds of its first worker: the rounds' measure (in throughput mode the
+    /// stonewall gives every worker about the same).
     fn seconds(&self) -> f64 {
         self.outcomes.first().map_or(0.0, |o| o.seconds)
     }
@@ -480,12 +483,13 @@ impl Taken {
         self.outcomes.iter().any(|o| o.mismatch.is_some())
     }
 
-    /// Adds a later round of the same operation (a sample's, so one worker).
+    /// Adds a later round of the same operation: each worker's passes to its own.
     fn absorb(&mut self, next: Taken) {
         for (mine, theirs) in self.outcomes.iter_mut().zip(next.outcomes) {
             mine.absorb(theirs);
         }
         self.joined = next.joined;
+        self.parent_s += next.parent_s;
         self.parent_cpu.add(&next.parent_cpu);
         self.server_s += next.server_s;
         self.fuse_s += next.fuse_s;
@@ -605,7 +609,12 @@ fn take(
     if specs.first().is_some_and(|s| s.op.may_create_file()) {
         st.file_written = true;
     }
+    // The parent's view runs from the release (the earliest worker start: on a busy machine
+    // the parent thread itself may be scheduled only after the workers are done) until
+    // every worker has returned, untimed fsync and close included.
+    let first_start = outcomes.iter().map(|o| o.started).min().unwrap_or(joined);
     Ok(Taken {
+        parent_s: joined.saturating_duration_since(first_start).as_secs_f64(),
         outcomes,
         started_at,
         released,
@@ -622,14 +631,14 @@ fn throughput_records(ctx: &Context, op: Op, t: &Taken, files: &[String]) -> Vec
     let Taken {
         outcomes,
         started_at,
-        joined,
+        parent_s: parent_seconds,
         parent_cpu,
         server_s,
         fuse_s,
         disk,
         ..
     } = t;
-    let (joined, server_s, fuse_s) = (*joined, *server_s, *fuse_s);
+    let (parent_seconds, server_s, fuse_s) = (*parent_seconds, *server_s, *fuse_s);
     let workers = outcomes.len();
     let base = |scope: Scope| base_record(ctx, op, scope, started_at);
     let mut records = Vec::with_capacity(workers + 1);
@@ -643,11 +652,6 @@ fn throughput_records(ctx: &Context, op: Op, t: &Taken, files: &[String]) -> Vec
         latency.merge(&o.latency);
         records.push(r);
     }
-    // The parent's view runs from the release (the earliest worker start: on a busy machine
-    // the parent thread itself may be scheduled only after the workers are done) until
-    // every worker has returned, untimed fsync and close included.
-    let released = outcomes.iter().map(|o| o.started).min().unwrap_or(joined);
-    let parent_seconds = joined.saturating_duration_since(released).as_secs_f64();
     let counted: u64 = outcomes.iter().map(|o| o.bytes).sum();
     let children_see: f64 = rates.iter().sum();
     let summary = ThroughputSummary {
@@ -660,7 +664,7 @@ fn throughput_records(ctx: &Context, op: Op, t: &Taken, files: &[String]) -> Vec
     };
     let mut agg = base(Scope::Aggregate);
     agg.bytes = counted;
-    agg.passes = Some(1);
+    agg.passes = Some(outcomes.first().map_or(1, |o| o.passes));
     agg.seconds = parent_seconds;
     agg.throughput_kib_s = children_see;
     agg.throughput = Some(summary);
