@@ -287,9 +287,7 @@ fn open_words(
         ),
         (compare::Verdict::Inconclusive, Verdict::Inconclusive) => {
             compare::data_to_decide(ratio, ci, threshold_pct)
-                .map(|k| {
-                    format!("; deciding it would take about {k:.1}x the repetitions at this spread")
-                })
+                .map(|k| to_decide(k, "repetitions at this spread"))
                 .unwrap_or_default()
         }
         _ => String::new(),
@@ -391,9 +389,13 @@ fn steadier(data: &StepData, a: &str, b: &str, ops: &[Op], class: Option<SizeCla
         _ => Verdict::Inconclusive,
     };
     // An open claim says what would decide it: the test's data are the cells.
-    let to_decide = match (verdict, p.and_then(|p| stats::data_to_significance(p, ALPHA))) {
+    let to_decide = match (
+        verdict,
+        p.and_then(|p| stats::data_to_significance(p, ALPHA)),
+    ) {
         (Verdict::Inconclusive, Some(k)) => format!(
-            "; deciding it would take about {k:.1}x the cells at this difference (a wider matrix), or steadier CVs (more repetitions per cell)"
+            "{}, or steadier CVs (more repetitions per cell)",
+            to_decide(k, "cells at this difference (a wider matrix)")
         ),
         _ => String::new(),
     };
@@ -431,6 +433,21 @@ pub fn count_dips(cells: &BTreeMap<CellKey, &CellStats>) -> (usize, usize) {
     (dips, inner)
 }
 
+/// Beyond this many times the data, an estimate of what would decide a claim says only
+/// that it is out of reach: a difference that small (or a count that rare) is not settled
+/// by more of the same measurements, and the estimate itself means little there.
+const MAX_DATA_FACTOR: f64 = 100.0;
+
+/// What would decide an open claim: `k` times the `what` it has (from
+/// `data_to_significance` or `data_to_decide`).
+fn to_decide(k: f64, what: &str) -> String {
+    if k > MAX_DATA_FACTOR {
+        format!("; deciding it would take over {MAX_DATA_FACTOR:.0}x the {what}, more than any run here gives")
+    } else {
+        format!("; deciding it would take about {k:.1}x the {what}")
+    }
+}
+
 fn fewer_dips(data: &StepData, a: &str, b: &str, ops: &[Op], class: Option<SizeClass>) -> Outcome {
     let Some(an) = &data.analysis else {
         return not_tested("no matrix records");
@@ -458,9 +475,7 @@ fn fewer_dips(data: &StepData, a: &str, b: &str, ops: &[Op], class: Option<SizeC
         verdict,
         p.and_then(|p| stats::data_to_significance(2.0 * p, 2.0 * ALPHA)),
     ) {
-        (Verdict::Inconclusive, Some(k)) => {
-            format!("; deciding it would take about {k:.1}x the cells at these shares")
-        }
+        (Verdict::Inconclusive, Some(k)) => to_decide(k, "cells at these shares"),
         _ => String::new(),
     };
     Outcome {
@@ -1099,6 +1114,22 @@ mod tests {
     use super::*;
 
     #[test]
+    fn what_would_decide_a_claim_is_named_up_to_a_hundredfold() {
+        assert_eq!(
+            to_decide(2.14, "repetitions at this spread"),
+            "; deciding it would take about 2.1x the repetitions at this spread"
+        );
+        // One dip against none of 36 cells each (Fisher p = 0.5): z near 0, k near 1e30.
+        let k = stats::data_to_significance(2.0 * 0.4999999, 2.0 * ALPHA).unwrap();
+        assert!(k > 1e6, "{k}");
+        let text = to_decide(k, "cells at these shares");
+        assert_eq!(
+            text,
+            "; deciding it would take over 100x the cells at these shares, more than any run here gives"
+        );
+    }
+
+    #[test]
     fn a_claim_of_a_winner_is_refuted_when_its_direction_is_ruled_out() {
         let inconclusive = compare::Verdict::Inconclusive;
         // Significantly slower, by less than the threshold: no loser by the two-sided rule,
@@ -1355,9 +1386,9 @@ mod tests {
 
     #[test]
     fn an_open_throughput_claim_says_what_would_decide_it() {
-        // 4 workers, three repetitions: a 3% faster than b with a wide spread.
+        // 4 workers, three repetitions: a 10% faster than b with a wide spread.
         let mut data = StepData::default();
-        for (target, base) in [("a", 1030.0), ("b", 1000.0)] {
+        for (target, base) in [("a", 1100.0), ("b", 1000.0)] {
             for rep in 0..3u32 {
                 let kib_s = base * [1.0, 1.1, 0.9][rep as usize];
                 data.records.push(Record {
