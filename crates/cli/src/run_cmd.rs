@@ -112,6 +112,14 @@ pub struct RunArgs {
     #[arg(long, value_name = "LIST", value_parser = crate::placement::parse_cpus)]
     pub cpus: Option<crate::placement::CpuList>,
 
+    /// Keep idle CPUs polling instead of halting while the run measures: holds a CPU-latency
+    /// request of 0 µs (/dev/cpu_dma_latency, root only), which the kernel drops when
+    /// sharebench exits. On a virtual machine a halted CPU takes tens of microseconds or
+    /// more to wake, and the lab's clients and servers wake each other for every request
+    /// (in the lab, depth-1 requests ran 1.4-2.9x as fast with it: docs/lab.md)
+    #[arg(long)]
+    pub keep_cpus_awake: bool,
+
     /// Include close() in the timed interval (IOzone -c)
     #[arg(long)]
     pub include_close: bool,
@@ -615,6 +623,7 @@ pub fn build_plan(a: &RunArgs) -> CliResult<Plan> {
             reps,
             auto_reps,
             cpus: a.cpus.as_ref().map(|c| c.0.clone()),
+            keep_cpus_awake: a.keep_cpus_awake,
             cache: match a.cache {
                 CacheArg::Keep => CachePolicy::Keep,
                 _ => CachePolicy::Drop,
@@ -668,6 +677,7 @@ pub fn build_plan(a: &RunArgs) -> CliResult<Plan> {
         reps,
         auto_reps,
         cpus: a.cpus.as_ref().map(|c| c.0.clone()),
+        keep_cpus_awake: a.keep_cpus_awake,
         timing: Timing {
             include_close: a.include_close,
             include_fsync: a.include_fsync,

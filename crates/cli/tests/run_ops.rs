@@ -434,4 +434,39 @@ fn cpus_are_recorded_in_the_plan() {
     let run: Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
     assert_eq!(run["plan"]["cpus"], serde_json::json!([0]), "{run}");
+    assert!(run["plan"].get("keep_cpus_awake").is_none(), "{run}");
+}
+
+/// --keep-cpus-awake holds its request for the run and says so in the plan; without root
+/// it is refused in one line before anything runs.
+#[test]
+fn keeping_cpus_awake_is_recorded_in_the_plan() {
+    let t = shm_dir();
+    let out = t.path().join("r");
+    let o = run(&[
+        "run",
+        "-i",
+        "write",
+        "--file-sizes",
+        "64k",
+        "--reps",
+        "1",
+        "--keep-cpus-awake",
+        "--out",
+        out.to_str().unwrap(),
+        "null://",
+    ]);
+    if !nix_is_root() {
+        assert_eq!(o.status.code(), Some(2));
+        let err = stderr(&o);
+        assert!(
+            err.lines().count() == 1 && err.contains("/dev/cpu_dma_latency"),
+            "{err}"
+        );
+        return;
+    }
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    assert_eq!(run["plan"]["keep_cpus_awake"], true, "{run}");
 }

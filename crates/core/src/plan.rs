@@ -428,6 +428,10 @@ pub struct Plan {
     /// puts them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpus: Option<Vec<usize>>,
+    /// Idle CPUs poll instead of halting while the run measures (`--keep-cpus-awake`: a
+    /// CPU-latency request of 0 µs held open; docs/lab.md says why).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub keep_cpus_awake: bool,
     /// Tests already measured by an earlier, interrupted attempt (a study's `--resume`):
     /// (repetition, target name, cell index; `usize::MAX` for the non-matrix workloads).
     /// The engine skips them; their records are carried over by the caller.
@@ -507,6 +511,7 @@ impl Default for Plan {
             min_sample_s: 0.0,
             auto_reps: None,
             cpus: None,
+            keep_cpus_awake: false,
             done: Default::default(),
             client_cache: None,
             iodepth: 1,

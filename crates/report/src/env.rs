@@ -81,6 +81,15 @@ pub fn rank_hosts(hosts: &[sharebench_core::manifest::Host]) -> Option<String> {
     })
 }
 
+/// Whether the run kept idle CPUs polling (`run --keep-cpus-awake`).
+fn idle_cpus(m: &sharebench_core::manifest::Manifest, _: &str) -> String {
+    match m.plan.keep_cpus_awake {
+        true => "kept polling (--keep-cpus-awake)",
+        false => "the kernel's choice",
+    }
+    .into()
+}
+
 pub fn table(sources: &[Source], records: &[Record]) -> EnvTable {
     let labels: Vec<String> = sources.iter().map(|s| s.label.clone()).collect();
     type Getter = Box<dyn Fn(&Source, &[&Record]) -> String>;
@@ -127,6 +136,7 @@ pub fn table(sources: &[Source], records: &[Record]) -> EnvTable {
                 distinct(r.iter().map(|r| format!("{} / {}", r.backend, r.client)))
             }),
         ),
+        ("idle CPUs", m(idle_cpus)),
         (
             "requests in flight (iodepth)",
             Box::new(|_: &Source, r: &[&Record]| distinct(r.iter().map(|r| r.iodepth))),
