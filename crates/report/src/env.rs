@@ -83,11 +83,11 @@ pub fn rank_hosts(hosts: &[sharebench_core::manifest::Host]) -> Option<String> {
 
 /// Whether the run kept idle CPUs polling (`run --keep-cpus-awake`).
 fn idle_cpus(m: &sharebench_core::manifest::Manifest, _: &str) -> String {
-    match m.plan.keep_cpus_awake {
-        true => "kept polling (--keep-cpus-awake)",
-        false => "the kernel's choice",
+    if m.plan.keep_cpus_awake {
+        "kept polling (--keep-cpus-awake)".into()
+    } else {
+        "the kernel's choice".into()
     }
-    .into()
 }
 
 pub fn table(sources: &[Source], records: &[Record]) -> EnvTable {

@@ -2,8 +2,8 @@
 //! the study runner: the results directory, the manifest, the targets and their working
 //! directories, Ctrl-C, progress, the engine, the CSV, and clean-up. Front ends build a
 //! plan and print; this does the rest. `error` is the one-line failure every front end
-//! exits with; `placement` pins CPUs; `awake` keeps idle CPUs polling; `progress` is the bar. Not: parsing a command line,
-//! nor printing results (the CLI does both).
+//! exits with; `placement` pins CPUs; `awake` keeps idle CPUs polling; `progress` is the
+//! bar. Not: parsing a command line, nor printing results (the CLI does both).
 
 pub mod awake;
 pub mod error;
@@ -672,10 +672,12 @@ fn leave_targets(plan: &Plan, targets: &[Target]) {
 pub fn execute(spec: SessionSpec, on_record: &mut dyn FnMut(&Record)) -> CliResult<SessionResult> {
     check_spec(&spec)?;
     // Held until this returns; the kernel drops the request when it closes.
-    let _awake = match spec.plan.keep_cpus_awake {
-        true => Some(crate::awake::CpusAwake::hold().map_err(CliError::usage)?),
-        false => None,
-    };
+    let _awake = spec
+        .plan
+        .keep_cpus_awake
+        .then(crate::awake::CpusAwake::hold)
+        .transpose()
+        .map_err(CliError::usage)?;
     let ranks: &dyn Ranks = match spec.cluster {
         Some(c) => c,
         None => &Solo,
