@@ -411,28 +411,28 @@ fn others_cpu_time_is_recorded_and_flags_disturbed_samples() {
     );
 }
 
+/// One 64 KiB write to null:// with the `extra` options: what the run printed, and its
+/// run.json when it wrote one.
+fn null_write_with(extra: &[&str]) -> (std::process::Output, Option<Value>) {
+    let t = shm_dir();
+    let out = t.path().join("r");
+    let out_arg = out.to_str().unwrap();
+    let mut args = vec!["run", "-i", "write", "--file-sizes", "64k", "--reps", "1"];
+    args.extend_from_slice(extra);
+    args.extend(["--out", out_arg, "null://"]);
+    let o = run(&args);
+    let manifest = std::fs::read_to_string(out.join("run.json"))
+        .ok()
+        .map(|text| serde_json::from_str(&text).unwrap());
+    (o, manifest)
+}
+
 /// `--cpus 0`: the run keeps to CPU 0 and run.json says so.
 #[test]
 fn cpus_are_recorded_in_the_plan() {
-    let t = shm_dir();
-    let out = t.path().join("r");
-    let o = run(&[
-        "run",
-        "-i",
-        "write",
-        "--file-sizes",
-        "64k",
-        "--reps",
-        "1",
-        "--cpus",
-        "0",
-        "--out",
-        out.to_str().unwrap(),
-        "null://",
-    ]);
+    let (o, run) = null_write_with(&["--cpus", "0"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let run: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let run = run.unwrap();
     assert_eq!(run["plan"]["cpus"], serde_json::json!([0]), "{run}");
     assert!(run["plan"].get("keep_cpus_awake").is_none(), "{run}");
 }
@@ -441,21 +441,7 @@ fn cpus_are_recorded_in_the_plan() {
 /// it is refused in one line before anything runs.
 #[test]
 fn keeping_cpus_awake_is_recorded_in_the_plan() {
-    let t = shm_dir();
-    let out = t.path().join("r");
-    let o = run(&[
-        "run",
-        "-i",
-        "write",
-        "--file-sizes",
-        "64k",
-        "--reps",
-        "1",
-        "--keep-cpus-awake",
-        "--out",
-        out.to_str().unwrap(),
-        "null://",
-    ]);
+    let (o, run) = null_write_with(&["--keep-cpus-awake"]);
     if !nix_is_root() {
         assert_eq!(o.status.code(), Some(2));
         let err = stderr(&o);
@@ -466,7 +452,6 @@ fn keeping_cpus_awake_is_recorded_in_the_plan() {
         return;
     }
     assert!(o.status.success(), "{}", stderr(&o));
-    let run: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let run = run.unwrap();
     assert_eq!(run["plan"]["keep_cpus_awake"], true, "{run}");
 }
