@@ -35,6 +35,12 @@ pub enum LabCommand {
         /// delay cannot be emulated on this kernel)
         #[arg(long, default_value = "unlimited", value_parser = ["10mbit", "100mbit", "1gbit", "10gbit", "unlimited"])]
         link: String,
+        /// TCP congestion control in every lab namespace. This machine's own is BBR,
+        /// whose pacing stalls SMB for milliseconds at the lab's microsecond round trips
+        /// (docs/lab.md, "TCP congestion control"); a namespace may choose only what the
+        /// kernel has loaded
+        #[arg(long, default_value = "reno", value_parser = ["reno", "bbr"])]
+        congestion: String,
         /// Size of each server's (sparse) backing image
         #[arg(long, default_value = "2G")]
         image_size: String,
@@ -113,6 +119,7 @@ pub fn main(args: LabArgs) -> CliResult<()> {
             topology,
             fs,
             link,
+            congestion,
             image_size,
             write_order,
             strict_allocate,
@@ -135,6 +142,7 @@ pub fn main(args: LabArgs) -> CliResult<()> {
                 topology,
                 backings,
                 link: link.parse().map_err(usage)?,
+                congestion: congestion.parse().map_err(usage)?,
                 image_size,
                 smb_fuse: !no_smb_fuse,
                 server_cpus,
@@ -222,12 +230,13 @@ pub fn main(args: LabArgs) -> CliResult<()> {
 fn print_status(s: &lab::Status, out: &mut dyn Write) {
     let _ = writeln!(
         out,
-        "lab {} in {} (fs {}, disk {}, every link {})",
+        "lab {} in {} (fs {}, disk {}, every link {}, TCP {})",
         s.phase,
         s.directory.display(),
         s.fs,
         s.disk,
-        s.link
+        s.link,
+        s.congestion
     );
     let _ = writeln!(out, "delay: {}", s.delay_emulation);
     if let Some(cpus) = &s.server_cpus {

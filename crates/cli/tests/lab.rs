@@ -300,6 +300,7 @@ fn up_with_shaped_links() -> Lab {
         .as_str()
         .unwrap()
         .contains("netem"));
+    assert_eq!(status["congestion"], "reno", "{status}");
 
     // The password is private and never printed.
     let pw = std::fs::read_to_string(format!("{LAB}/smb-password"))
@@ -550,6 +551,8 @@ fn native_clients_check_every_byte_on_every_target() {
     assert_eq!(client("lab:smb-libsmbclient"), "libsmbclient");
     let manifest: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out_dir3.join("run.json")).unwrap()).unwrap();
+    // As read in the client's namespace, where the run took place.
+    assert_eq!(manifest["host"]["tcp_congestion"], "reno", "{manifest}");
     let dfs = manifest["targets"]
         .as_array()
         .unwrap()
@@ -752,8 +755,13 @@ fn isolated_from_the_host_and_shaped() {
         t.elapsed()
     );
     let _ = sh("rm -f /tmp/sblab-src /tmp/sblab-back /tmp/sblab-back2 /tmp/sblab-20m");
-    // Every host's link is shaped, servers' too, in both directions.
+    // Every host's link is shaped, servers' too, in both directions, and every host
+    // sends with reno, not the machine's BBR (whose pacing stalls SMB here).
     for host in ["dfs-ns", "replica1", "replica2", "pc1", "pc2", "pc3"] {
+        let (ok, cc) = sh(&format!(
+            "ip netns exec sblab-{host} sysctl -n net.ipv4.tcp_congestion_control"
+        ));
+        assert!(ok && cc.trim() == "reno", "{host}: {cc}");
         for cmd in [
             format!("tc -n sblab-lan qdisc show dev sbl-{host}"),
             format!("tc -n sblab-{host} qdisc show dev eth0"),

@@ -13,6 +13,10 @@ pub struct Host {
     pub cpu_model: String,
     pub cpus: usize,
     pub memory_bytes: u64,
+    /// The TCP congestion control of the network namespace the client ran in (a lab
+    /// client's, for lab targets), as /proc/sys/net/ipv4/tcp_congestion_control says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp_congestion: Option<String>,
     /// In `Manifest::hosts` (multi-client runs): how this host reached each target, its
     /// file system and mount options as this host saw them. Empty in `Manifest::host`,
     /// whose targets are `Manifest::targets`.
@@ -54,6 +58,9 @@ impl Host {
                 .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
                 .map(|kb| kb * 1024)
                 .unwrap_or(0),
+            tcp_congestion: std::fs::read_to_string("/proc/sys/net/ipv4/tcp_congestion_control")
+                .ok()
+                .map(|s| s.trim().to_string()),
             targets: Vec::new(),
         }
     }

@@ -22,6 +22,8 @@ pub struct UpOptions {
     /// first is the primary.
     pub backings: Vec<Backing>,
     pub link: net::Link,
+    /// TCP congestion control in every namespace.
+    pub congestion: net::Congestion,
     /// Bytes of each server's (sparse) image.
     pub image_size: u64,
     /// Mount the first replica's SMB shares with smbnetfs (FUSE), target `lab:smb-fuse`.
@@ -43,6 +45,7 @@ impl Default for UpOptions {
             topology: None,
             backings: Backing::parse_list("xfs", false, false).expect("a valid backing"),
             link: net::Link::Unlimited,
+            congestion: net::Congestion::Reno,
             image_size: DEFAULT_IMAGE_SIZE,
             smb_fuse: true,
             server_cpus: None,
@@ -55,8 +58,9 @@ impl Default for UpOptions {
 const MARKER: &str = ".sharebench-lab";
 
 /// Tools the lab needs, with the Debian package that has each.
-const TOOLS: [(&str, &str); 11] = [
+const TOOLS: [(&str, &str); 12] = [
     ("ip", "iproute2"),
+    ("sysctl", "procps"),
     ("tc", "iproute2"),
     ("nsenter", "util-linux"),
     ("unshare", "util-linux"),
@@ -153,6 +157,7 @@ pub fn up(opts: &UpOptions) -> Result<LabState> {
             .collect::<Vec<_>>()
             .join(","),
         link: opts.link,
+        congestion: opts.congestion,
         disk: disk.name.to_string(),
         backings,
         server_cpus: opts.server_cpus.clone(),

@@ -30,6 +30,13 @@ fn add_netns(state: &mut LabState, name: &str) -> Result<()> {
     })?;
     run("ip", &["netns", "add", name])?;
     run_in(name, "ip", &["link", "set", "lo", "up"])?;
+    let cc = state.congestion.name();
+    run_in(
+        name,
+        "sysctl",
+        &["-qw", &format!("net.ipv4.tcp_congestion_control={cc}")],
+    )
+    .with_context(|| format!("setting TCP congestion control {cc} in {name}"))?;
     Ok(())
 }
 
@@ -132,6 +139,46 @@ impl std::str::FromStr for Link {
 }
 
 impl std::fmt::Display for Link {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The TCP congestion control of every lab namespace (`lab up --congestion`). A new
+/// namespace takes the machine's, and on this one that is BBR, whose pacing stalls SMB
+/// for 2-4 ms at the veths' microsecond round trips (docs/lab.md, "TCP congestion
+/// control"); a namespace may choose only what the kernel has loaded, here reno or bbr.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Congestion {
+    /// Loss-based, no pacing: what the lab uses unless asked.
+    #[default]
+    Reno,
+    Bbr,
+}
+
+impl Congestion {
+    pub const ALL: [Congestion; 2] = [Congestion::Reno, Congestion::Bbr];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Congestion::Reno => "reno",
+            Congestion::Bbr => "bbr",
+        }
+    }
+}
+
+impl std::str::FromStr for Congestion {
+    type Err = anyhow::Error;
+    fn from_str(text: &str) -> Result<Congestion> {
+        match Congestion::ALL.into_iter().find(|c| c.name() == text) {
+            Some(c) => Ok(c),
+            None => bail!("unknown --congestion '{text}' (reno or bbr)"),
+        }
+    }
+}
+
+impl std::fmt::Display for Congestion {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
     }

@@ -80,6 +80,9 @@ pub struct LabState {
     /// The backings' names, comma-separated, e.g. `xfs,ext4` (`lab up --fs`).
     pub fs: String,
     pub link: crate::net::Link,
+    /// TCP congestion control in every namespace (`lab up --congestion`).
+    #[serde(default)]
+    pub congestion: crate::net::Congestion,
     /// The disk profile under the backing images (`lab up --disk`).
     #[serde(default = "host_disk")]
     pub disk: String,

@@ -16,6 +16,8 @@ pub struct Status {
     pub directory: PathBuf,
     pub fs: String,
     pub link: crate::net::Link,
+    /// TCP congestion control in every namespace (`lab up --congestion`).
+    pub congestion: crate::net::Congestion,
     /// The disk profile under the backing images (`lab up --disk`).
     pub disk: String,
     /// CPUs the servers are pinned to (`lab up --server-cpus`), if they are.
@@ -73,6 +75,7 @@ pub fn status() -> Result<Option<Status>> {
         directory: LabState::dir(),
         fs: state.fs.clone(),
         link: state.link,
+        congestion: state.congestion,
         disk: state.disk.clone(),
         server_cpus: state.server_cpus.clone(),
         delay_emulation: if netem_available() {

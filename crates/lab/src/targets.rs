@@ -354,6 +354,7 @@ mod tests {
             server_cpus: None,
             fs: "xfs".into(),
             link: crate::net::Link::Mbit100,
+            congestion: crate::net::Congestion::Reno,
             disk: "host".into(),
             backings: Backing::parse_list("xfs", false, false).unwrap(),
             resources,

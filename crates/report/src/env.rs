@@ -90,6 +90,11 @@ fn idle_cpus(m: &sharebench_core::manifest::Manifest, _: &str) -> String {
     }
 }
 
+/// The TCP congestion control the client's network namespace used, as run.json says.
+fn tcp_congestion(m: &sharebench_core::manifest::Manifest, _: &str) -> String {
+    m.host.tcp_congestion.clone().unwrap_or_else(|| "–".into())
+}
+
 pub fn table(sources: &[Source], records: &[Record]) -> EnvTable {
     let labels: Vec<String> = sources.iter().map(|s| s.label.clone()).collect();
     type Getter = Box<dyn Fn(&Source, &[&Record]) -> String>;
@@ -126,6 +131,7 @@ pub fn table(sources: &[Source], records: &[Record]) -> EnvTable {
             m(|m, _| format!("{} × {}", m.host.cpus, m.host.cpu_model)),
         ),
         ("memory", m(|m, _| format::size(m.host.memory_bytes))),
+        ("TCP congestion control (client)", m(tcp_congestion)),
         (
             "client hosts (MPI ranks)",
             m(|m, _| rank_hosts(&m.hosts).unwrap_or_else(|| "one client".into())),
@@ -220,6 +226,7 @@ mod tests {
             cpu_model: "cpu".into(),
             cpus,
             memory_bytes: 1 << 30,
+            tcp_congestion: None,
             targets: Vec::new(),
         }
     }

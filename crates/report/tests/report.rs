@@ -99,6 +99,10 @@ fn full_auto_matrix_three_targets_size_and_time() {
         .rows
         .iter()
         .any(|r| r.name == "mount options" && r.differs));
+    // And says how the client's TCP sent (the manifests say reno).
+    assert!(a.env.rows.iter().any(
+        |r| r.name == "TCP congestion control (client)" && r.values.iter().all(|v| v == "reno")
+    ));
     assert!(r.summary.contains("write"));
     // Latency, IOPS and consistency are shown, not only recorded.
     for needle in [

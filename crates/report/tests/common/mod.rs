@@ -131,6 +131,7 @@ pub fn write_dir(
             cpu_model: "Test CPU".into(),
             cpus: 4,
             memory_bytes: 8 << 30,
+            tcp_congestion: Some("reno".into()),
             targets: Vec::new(),
         },
         hosts: Vec::new(),
