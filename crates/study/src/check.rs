@@ -237,7 +237,14 @@ fn faster(data: &StepData, a: &str, b: &str, ops: &[Op], class: Option<SizeClass
         ));
     }
     let verdict = claim_verdict(o.verdict, o.ci, an.threshold_pct);
-    let to_decide = open_words(o.verdict, verdict, o.geo_ratio, o.ci, an.threshold_pct);
+    let to_decide = open_words(
+        o.verdict,
+        verdict,
+        o.geo_ratio,
+        o.ci,
+        an.threshold_pct,
+        "repetitions at this spread",
+    );
     Outcome {
         verdict,
         found: format!(
@@ -271,6 +278,11 @@ fn rules_out_faster(ci: Option<(f64, f64)>, threshold_pct: f64) -> bool {
     ci.is_some_and(|(_, hi)| hi < 1.0 + threshold_pct / 100.0)
 }
 
+/// The mean of the logarithms of `values` (all positive, as Welch's interval needs).
+fn log_mean(values: &[f64]) -> f64 {
+    stats::mean(&values.iter().map(|v| v.ln()).collect::<Vec<_>>())
+}
+
 /// What an inconclusive comparison says about the claim: that it still refutes it, or, where
 /// it leaves the claim open, how much more data would decide it (nothing for any other
 /// comparison).
@@ -280,6 +292,7 @@ fn open_words(
     ratio: f64,
     ci: Option<(f64, f64)>,
     threshold_pct: f64,
+    more_of: &str,
 ) -> String {
     match (v, claim) {
         (compare::Verdict::Inconclusive, Verdict::Disagrees) => format!(
@@ -287,7 +300,7 @@ fn open_words(
         ),
         (compare::Verdict::Inconclusive, Verdict::Inconclusive) => {
             compare::data_to_decide(ratio, ci, threshold_pct)
-                .map(|k| to_decide(k, "repetitions at this spread"))
+                .map(|k| to_decide(k, more_of))
                 .unwrap_or_default()
         }
         _ => String::new(),
@@ -319,9 +332,15 @@ fn faster_threads(data: &StepData, a: &str, b: &str, ops: &[Op], threads: u32) -
             parts.push(format!("{op}: not measured with {threads} workers on both"));
             continue;
         };
-        let ratio = ra.children.median / rb.children.median;
-        let p = stats::welch_log_p(&ra.children.values, &rb.children.values);
-        let ci = stats::welch_log_ci(&ra.children.values, &rb.children.values);
+        let (va, vb) = (&ra.children.values, &rb.children.values);
+        let p = stats::welch_log_p(va, vb);
+        let ci = stats::welch_log_ci(va, vb);
+        // The estimate the interval is about, the ratio of geometric means: a ratio of
+        // medians could lie outside it ("+2.1% [+3.9%, +25.0%]").
+        let ratio = match ci {
+            Some(_) => (log_mean(va) - log_mean(vb)).exp(),
+            None => ra.children.median / rb.children.median,
+        };
         let verdict = compare::decide(ratio, ci, p.is_some_and(|p| p < ALPHA), an.threshold_pct);
         let claim = claim_verdict(verdict, ci, an.threshold_pct);
         match claim {
@@ -329,7 +348,14 @@ fn faster_threads(data: &StepData, a: &str, b: &str, ops: &[Op], threads: u32) -
             Verdict::Disagrees => against += 1,
             _ => {}
         }
-        let open = open_words(verdict, claim, ratio, ci, an.threshold_pct);
+        let open = open_words(
+            verdict,
+            claim,
+            ratio,
+            ci,
+            an.threshold_pct,
+            "repetitions at this spread",
+        );
         parts.push(format!(
             "{op} {} ({} vs {}, Welch {}, {}{open})",
             compare::change_with_ci(ratio, ci),
@@ -358,57 +384,64 @@ fn faster_threads(data: &StepData, a: &str, b: &str, ops: &[Op], threads: u32) -
     }
 }
 
+/// A claim that A's figures are steadier than B's, decided as a speed claim is, on the
+/// ratio of B's run-to-run CV to A's in each cell they share (how much more B's figures
+/// vary): its geometric mean over the cells with a 95% t-interval. Agreed when B varies
+/// significantly more, by at least the threshold; refuted when the interval leaves no room
+/// for that (A varies as much or more). Each cell gives one CV, so here the cells are the
+/// replicates, and cells that shared a slow minute count as independent
+/// (docs/statistics.md). Cells where either CV is 0 have no ratio and are left out.
 fn steadier(data: &StepData, a: &str, b: &str, ops: &[Op], class: Option<SizeClass>) -> Outcome {
     let Some(an) = &data.analysis else {
         return not_tested("no matrix records");
     };
-    let mut diffs = Vec::new();
-    let (mut cva, mut cvb) = (Vec::new(), Vec::new());
+    let (mut cva, mut cvb, mut logs) = (Vec::new(), Vec::new(), Vec::new());
     for &op in ops {
-        let ca = cells(an, a, op, class);
         let cb = cells(an, b, op, class);
-        for (k, sa) in &ca {
-            if let (Some(x), Some(y)) = (sa.cv, cb.get(k).and_then(|s| s.cv)) {
-                cva.push(x);
-                cvb.push(y);
-                diffs.push(y - x);
+        for (k, sa) in cells(an, a, op, class) {
+            if let (Some(x), Some(y)) = (sa.cv, cb.get(&k).and_then(|s| s.cv)) {
+                if x > 0.0 && y > 0.0 {
+                    cva.push(x);
+                    cvb.push(y);
+                    logs.push((y / x).ln());
+                }
             }
         }
     }
-    if diffs.is_empty() {
+    let Some((p, ci)) = stats::mean_log_t(&logs) else {
         return not_tested(format!(
-            "no cells with 2+ repetitions on both {a} and {b}{}",
+            "fewer than two cells with a run-to-run CV on both {a} and {b}{}",
             scope_note(class)
         ));
-    }
-    let p = stats::signed_rank_p(&diffs);
-    let d = stats::median(&diffs);
-    let verdict = match p {
-        Some(p) if p < ALPHA && d > 0.0 => Verdict::Agrees,
-        Some(p) if p < ALPHA && d < 0.0 => Verdict::Disagrees,
-        _ => Verdict::Inconclusive,
     };
-    // An open claim says what would decide it: the test's data are the cells.
-    let to_decide = match (
+    let threshold = an.threshold_pct;
+    let ratio = stats::mean(&logs).exp();
+    let more = compare::decide(ratio, Some(ci), p < ALPHA, threshold);
+    let verdict = claim_verdict(more, Some(ci), threshold);
+    let to_decide = open_words(
+        more,
         verdict,
-        p.and_then(|p| stats::data_to_significance(p, ALPHA)),
-    ) {
-        (Verdict::Inconclusive, Some(k)) => format!(
-            "{}, or steadier CVs (more repetitions per cell)",
-            to_decide(k, "cells at this difference (a wider matrix)")
-        ),
-        _ => String::new(),
+        ratio,
+        Some(ci),
+        threshold,
+        "cells at this spread (a wider matrix), or fewer with steadier CVs (more repetitions per cell)",
+    );
+    let words = match more {
+        compare::Verdict::Faster => format!("more, significant and at least {threshold}%"),
+        compare::Verdict::Slower => format!("less, significant and at least {threshold}%"),
+        v => outcome_words(v, threshold),
     };
     Outcome {
         verdict,
         found: format!(
-            "run-to-run CV over {} cells of {}{}: {a} median {:.1}%, {b} median {:.1}% (signed-rank {}){to_decide}",
-            diffs.len(),
+            "{b}'s run-to-run CV against {a}'s: {} ({words}; geometric mean of per-cell ratios, 95% interval) over {} cells of {}{}: {a} median {:.1}%, {b} median {:.1}% (t-test {}){to_decide}",
+            compare::change_with_ci(ratio, Some(ci)),
+            logs.len(),
             op_list(ops),
             scope_note(class),
             stats::median(&cva),
             stats::median(&cvb),
-            format::p(p)
+            format::p(Some(p))
         ),
     }
 }
@@ -1359,10 +1392,18 @@ mod tests {
         };
         let o = evaluate(&check("a", "b"), &ev, true);
         assert_eq!(o.verdict, Verdict::Agrees, "{}", o.found);
-        assert_eq!(
-            evaluate(&check("b", "a"), &ev, true).verdict,
-            Verdict::Disagrees
+        assert!(
+            o.found.contains("more, significant and at least 5%"),
+            "{}",
+            o.found
         );
+        let o = evaluate(&check("b", "a"), &ev, true);
+        assert_eq!(o.verdict, Verdict::Disagrees, "{}", o.found);
+        // Both vary alike: the claimed difference is not there, however many cells.
+        let alike = One(matrix(1000.0, 1000.0, 0.01), Vec::new());
+        let o = evaluate(&check("a", "b"), &alike, true);
+        assert_eq!(o.verdict, Verdict::Disagrees, "{}", o.found);
+        assert!(o.found.contains("equivalent within ±5%"), "{}", o.found);
         // b wobbles more on small files and less on large ones: no verdict, and the
         // outcome says what would decide it.
         let mut data = matrix(1000.0, 1000.0, 0.01);
