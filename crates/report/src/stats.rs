@@ -105,6 +105,12 @@ pub fn quantile(values: &[f64], q: f64) -> f64 {
     v[lo] + (h - lo as f64) * (v[hi] - v[lo])
 }
 
+/// The geometric mean of positive values: the centre that Welch's interval of a ratio
+/// (`welch_log_ci`) is built around, a's over b's.
+pub fn geometric_mean(values: &[f64]) -> f64 {
+    mean(&values.iter().map(|v| v.ln()).collect::<Vec<_>>()).exp()
+}
+
 /// Welch's two-sample t-test on the logarithms of positive values (so a ratio of
 /// throughputs is a difference of means): two-sided p. `None` when a side has fewer than
 /// two values or a value is not positive. Two constant samples give p = 1 when equal and

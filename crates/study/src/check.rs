@@ -278,11 +278,6 @@ fn rules_out_faster(ci: Option<(f64, f64)>, threshold_pct: f64) -> bool {
     ci.is_some_and(|(_, hi)| hi < 1.0 + threshold_pct / 100.0)
 }
 
-/// The mean of the logarithms of `values` (all positive, as Welch's interval needs).
-fn log_mean(values: &[f64]) -> f64 {
-    stats::mean(&values.iter().map(|v| v.ln()).collect::<Vec<_>>())
-}
-
 /// What an inconclusive comparison says about the claim: that it still refutes it, or, where
 /// it leaves the claim open, how much more data would decide it (nothing for any other
 /// comparison).
@@ -339,7 +334,11 @@ fn faster_threads(data: &StepData, a: &str, b: &str, ops: &[Op], threads: u32) -
         // them: the medians' ratio could lie outside it ("+2.1% [+3.9%, +25.0%]", 140
         // against 137 MB/s where the geometric means were 148 and 130).
         let (typical, ta, tb) = match ci {
-            Some(_) => ("geometric means", log_mean(va).exp(), log_mean(vb).exp()),
+            Some(_) => (
+                "geometric means",
+                stats::geometric_mean(va),
+                stats::geometric_mean(vb),
+            ),
             None => ("medians", ra.children.median, rb.children.median),
         };
         let ratio = ta / tb;
