@@ -6,6 +6,8 @@
 
 use crate::backend::{Backend, OpenOptions};
 use std::io;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 pub const MARKER: &str = ".sharebench-workdir";
 
@@ -38,6 +40,7 @@ impl Workdir {
         if let Some(r) = results {
             token.push_str(&format!("results {}\n", r.display()));
         }
+        let _uncut = Uncut::enter();
         backend.mkdir(&path)?;
         let wd = Workdir { path, token };
         let mut f = backend.open(&wd.marker(), OpenOptions::create_new())?;
@@ -211,8 +214,110 @@ fn remove_tree(backend: &dyn Backend, dir: &str, marker: &str) -> io::Result<()>
             backend.unlink(&path)?;
         }
     }
+    let _uncut = Uncut::enter();
     if backend.lstat(marker).is_ok() && marker.rsplit_once('/').map(|(d, _)| d) == Some(dir) {
         backend.unlink(marker)?;
     }
     backend.rmdir(dir)
+}
+
+/// How many working directories are between their `mkdir` and a written marker, or between
+/// the marker's removal and their `rmdir`: cut there, a directory is left that no one can
+/// prove is sharebench's, so `clean` would rightly refuse it.
+static UNMARKED: AtomicUsize = AtomicUsize::new(0);
+
+/// One of those steps, under way while it lives.
+struct Uncut;
+
+impl Uncut {
+    fn enter() -> Uncut {
+        UNMARKED.fetch_add(1, Ordering::SeqCst);
+        Uncut
+    }
+}
+
+impl Drop for Uncut {
+    fn drop(&mut self) {
+        UNMARKED.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Waits, at most `limit` (a server may hang), until no working directory is half made or
+/// half removed: for a process about to exit without clean-up (a second Ctrl-C), so that
+/// what it leaves still carries its marker and `sharebench clean` can remove it.
+pub fn wait_until_marked(limit: Duration) {
+    let start = Instant::now();
+    while UNMARKED.load(Ordering::SeqCst) > 0 && start.elapsed() < limit {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::LogFs;
+    use std::sync::Arc;
+
+    /// Runs `step` on a thread, with the call that makes the log `at` long stalled for
+    /// `pause`, and returns once that call has begun.
+    fn stalled(
+        fs: &Arc<LogFs>,
+        at: usize,
+        pause: Duration,
+        step: impl FnOnce(&LogFs) + Send + 'static,
+    ) -> std::thread::JoinHandle<()> {
+        *fs.stall.lock().unwrap() = Some((at, pause));
+        let before = fs.log.lock().unwrap().len();
+        let fs2 = fs.clone();
+        let handle = std::thread::spawn(move || step(&fs2));
+        while fs.log.lock().unwrap().len() < before + at {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        handle
+    }
+
+    fn exists(fs: &LogFs, path: &str) -> bool {
+        fs.nodes.lock().unwrap().contains_key(path)
+    }
+
+    #[test]
+    fn an_exit_waits_until_a_new_directory_has_its_marker() {
+        let fs = Arc::new(LogFs::default());
+        // The marker's open, right after the mkdir, stalls.
+        let maker = stalled(&fs, 2, Duration::from_millis(200), |fs| {
+            Workdir::create(fs, "new").map(drop).unwrap()
+        });
+        assert!(!exists(&fs, "sharebench-new/.sharebench-workdir"));
+        wait_until_marked(Duration::from_secs(30));
+        assert!(exists(&fs, "sharebench-new/.sharebench-workdir"));
+        maker.join().unwrap();
+    }
+
+    #[test]
+    fn an_exit_waits_until_an_unmarked_directory_is_gone_but_not_forever() {
+        let fs = Arc::new(LogFs::default());
+        let wd = Workdir::create(&*fs, "old").unwrap();
+        fs.take();
+        // readdir, lstat and unlink of the marker, then rmdir, which stalls.
+        let marker = wd.marker();
+        let remover = stalled(&fs, 4, Duration::from_millis(200), move |fs| {
+            remove_tree(fs, "sharebench-old", &marker).unwrap()
+        });
+        assert!(exists(&fs, "sharebench-old"));
+        assert!(!exists(&fs, "sharebench-old/.sharebench-workdir"));
+        wait_until_marked(Duration::from_secs(30));
+        assert!(!exists(&fs, "sharebench-old"));
+        remover.join().unwrap();
+
+        // A server that hangs there: the exit goes ahead after the limit.
+        let wd = Workdir::create(&*fs, "hung").unwrap();
+        fs.take();
+        let marker = wd.marker();
+        let remover = stalled(&fs, 4, Duration::from_secs(2), move |fs| {
+            remove_tree(fs, "sharebench-hung", &marker).unwrap()
+        });
+        wait_until_marked(Duration::from_millis(50));
+        assert!(exists(&fs, "sharebench-hung"), "returned within its limit");
+        remover.join().unwrap();
+    }
 }

@@ -53,6 +53,8 @@ pub fn install_ctrlc() {
                 while sharebench_backends::remount::in_progress() {
                     std::thread::sleep(std::time::Duration::from_millis(50));
                 }
+                // Nor a working directory without its marker, which `clean` could not remove.
+                sharebench_core::workdir::wait_until_marked(std::time::Duration::from_secs(2));
                 // A second Ctrl-C while something hangs (a dead server): leave now.
                 let left = LEFT_BEHIND
                     .try_lock()
