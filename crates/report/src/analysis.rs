@@ -63,7 +63,7 @@ pub fn analyse(loaded: Loaded, baseline: Option<&str>, threshold_pct: f64) -> Re
 
     let ops = matrices(&ok, &baseline, threshold_pct);
 
-    let throughput = throughput_rows(&ok, &baseline, &labels);
+    let throughput = throughput_rows(&ok, &baseline, &labels, threshold_pct);
     let classes = classes::class_rows(&ops, &labels, threshold_pct);
     let cache_flags = cache::detect(&ops, &sources);
     let consistency = tails::consistency(&ops, &labels);
@@ -150,7 +150,12 @@ fn matrices(ok: &[&Record], baseline: &str, threshold_pct: f64) -> Vec<OpData> {
     ops
 }
 
-fn throughput_rows(ok: &[&Record], baseline: &str, labels: &[String]) -> Vec<ThroughputRow> {
+fn throughput_rows(
+    ok: &[&Record],
+    baseline: &str,
+    labels: &[String],
+    threshold_pct: f64,
+) -> Vec<ThroughputRow> {
     type Key = (Operation, u32, u64, u64, usize);
     let mut groups: BTreeMap<Key, BTreeMap<String, Vec<&Record>>> = BTreeMap::new();
     for r in ok.iter().filter(|r| r.scope == Scope::Aggregate) {
@@ -167,10 +172,10 @@ fn throughput_rows(ok: &[&Record], baseline: &str, labels: &[String]) -> Vec<Thr
     }
     let mut out = Vec::new();
     for ((op, threads, file_size, record_size, _), per_label) in groups {
-        let base_values: Option<Vec<f64>> = per_label
+        let base_children: Option<CellStats> = per_label
             .iter()
             .find(|(k, _)| k.ends_with(&format!("\u{1f}{baseline}")))
-            .map(|(_, v)| v.iter().map(|r| r.throughput_kib_s).collect());
+            .map(|(_, v)| CellStats::from_records(v));
         for (key, recs) in per_label {
             let label = key.split('\u{1f}').nth(1).unwrap_or("").to_string();
             let t = |f: fn(&sharebench_core::record::ThroughputSummary) -> f64| {
@@ -182,18 +187,10 @@ fn throughput_rows(ok: &[&Record], baseline: &str, labels: &[String]) -> Vec<Thr
                 )
             };
             let children = CellStats::from_records(&recs);
-            let vs_baseline = match (&base_values, label == baseline) {
-                (Some(b), false) => {
-                    let bm = stats::median(b);
-                    let p = if recs.len() >= compare::MIN_REPS && b.len() >= compare::MIN_REPS {
-                        stats::welch_log_p(&children.values, b)
-                    } else {
-                        None
-                    };
-                    Some((children.median / bm, p))
-                }
-                _ => None,
-            };
+            let vs_baseline = base_children
+                .as_ref()
+                .filter(|_| label != baseline)
+                .map(|b| compare::rows(&children, b, threshold_pct));
             out.push(ThroughputRow {
                 label,
                 op,

@@ -12,7 +12,7 @@
 //! get a ratio, never a verdict. Not: the statistics themselves (see `stats`).
 
 /// Defined in `model` (the types every stage shares); named here too.
-pub use crate::model::{Comparison, Design, Overall, Replicates, Verdict};
+pub use crate::model::{Comparison, Design, Overall, Replicates, RowVersus, Verdict};
 
 use crate::model::{CellKey, CellStats};
 use crate::stats;
@@ -198,6 +198,17 @@ pub fn compare_cells(
 /// both come from one run; `None` for cells of separate runs (or of imports), which
 /// Welch's test compares instead.
 fn pairs_by_rep(t: &CellStats, b: &CellStats) -> Option<Vec<(String, f64)>> {
+    Some(
+        paired_values(t, b)?
+            .into_iter()
+            .map(|(rep, x, y)| (format!("rep {rep}"), x.ln() - y.ln()))
+            .collect(),
+    )
+}
+
+/// The positive values of the repetitions both cells have, (repetition, target's,
+/// baseline's), when both come from one run; `None` otherwise.
+fn paired_values(t: &CellStats, b: &CellStats) -> Option<Vec<(u32, f64, f64)>> {
     if t.run_id.is_none() || t.run_id != b.run_id {
         return None;
     }
@@ -211,12 +222,51 @@ fn pairs_by_rep(t: &CellStats, b: &CellStats) -> Option<Vec<(String, f64)>> {
         t.reps
             .iter()
             .zip(&t.values)
-            .filter_map(|(rep, &x)| {
-                let y = *base.get(rep)?;
-                (x > 0.0 && y > 0.0).then(|| (format!("rep {rep}"), x.ln() - y.ln()))
+            .filter_map(|(&rep, &x)| {
+                let y = *base.get(&rep)?;
+                (x > 0.0 && y > 0.0).then_some((rep, x, y))
             })
             .collect(),
     )
+}
+
+/// Two throughput-mode rows, `t` against `b`, judged alone: paired by repetition when
+/// both come from one run (the engine measured them side by side), Welch's otherwise. The
+/// ratio is of the geometric means, the centre of the 95% interval (over the repetitions
+/// both have, when paired), so it never lies outside it; a winner only when significant
+/// and at least the threshold. Fewer than `MIN_REPS` a side is not testable.
+pub fn rows(t: &CellStats, b: &CellStats, threshold_pct: f64) -> RowVersus {
+    let (vt, vb, paired): (Vec<f64>, Vec<f64>, bool) = match paired_values(t, b) {
+        Some(pairs) => (
+            pairs.iter().map(|p| p.1).collect(),
+            pairs.iter().map(|p| p.2).collect(),
+            true,
+        ),
+        None => (t.values.clone(), b.values.clone(), false),
+    };
+    let test = if vt.len() < MIN_REPS || vb.len() < MIN_REPS {
+        None
+    } else if paired {
+        let logs: Vec<f64> = vt.iter().zip(&vb).map(|(x, y)| x.ln() - y.ln()).collect();
+        stats::mean_log_t(&logs)
+    } else {
+        stats::welch_log_p(&vt, &vb).zip(stats::welch_log_ci(&vt, &vb))
+    };
+    let typical = match test {
+        Some(_) => (stats::geometric_mean(&vt), stats::geometric_mean(&vb)),
+        None => (t.median, b.median),
+    };
+    let ratio = typical.0 / typical.1;
+    let ci = test.map(|(_, ci)| ci);
+    let p = test.map(|(p, _)| p);
+    RowVersus {
+        ratio,
+        typical,
+        ci,
+        p,
+        paired,
+        verdict: decide(ratio, ci, p.is_some_and(|p| p < ALPHA), threshold_pct),
+    }
 }
 
 /// The summary of `cells` at a threshold in percent.
@@ -509,6 +559,40 @@ mod tests {
         t2.get_mut(&(1, 1)).unwrap().run_id = Some("r2".into());
         let c = &compare_cells(&t2, &b, 5.0)[&(1, 1)];
         assert!(!c.paired() && c.verdict == Verdict::Inconclusive, "{c:?}");
+    }
+
+    #[test]
+    fn rows_of_one_run_are_paired_and_their_ratio_lies_in_its_interval() {
+        // Four workers' single passes: the machine swings by half, B always 8% faster.
+        let speed = [100.0, 50.0, 90.0, 55.0, 100.0, 60.0];
+        let (t, b) = (of_one_run(&speed.map(|s| s * 1.08)), of_one_run(&speed));
+        let v = rows(&t, &b, 5.0);
+        assert!(v.paired && v.verdict == Verdict::Faster, "{v:?}");
+        assert!((v.ratio - 1.08).abs() < 1e-9, "{v:?}");
+        // Two runs: Welch's, and the swing hides the difference.
+        let mut t2 = t.clone();
+        t2.run_id = Some("r2".into());
+        let v = rows(&t2, &b, 5.0);
+        assert!(!v.paired && v.verdict == Verdict::Inconclusive, "{v:?}");
+        // Right-skewed passes whose medians barely differ while the geometric means do:
+        // the ratio shown is the interval's centre, never outside it.
+        let base = [
+            100.0, 101.0, 99.0, 100.0, 100.0, 101.0, 99.0, 100.0, 101.0, 99.0, 100.0,
+        ];
+        let gain = [1.01, 1.01, 1.01, 1.3, 1.3, 1.3, 1.01, 1.3, 1.01, 1.3, 1.01];
+        let t = of_one_run(&std::array::from_fn::<f64, 11, _>(|i| base[i] * gain[i]));
+        let b = of_one_run(&base);
+        let v = rows(&t, &b, 5.0);
+        let (lo, hi) = v.ci.unwrap();
+        assert!(lo <= v.ratio && v.ratio <= hi, "{v:?}");
+        assert!(
+            t.median / b.median < lo,
+            "the medians' ratio would lie outside: {v:?}"
+        );
+        assert!((v.ratio - v.typical.0 / v.typical.1).abs() < 1e-12);
+        // Two repetitions a side: not testable, and the medians say so.
+        let v = rows(&of_one_run(&[1.0, 2.0]), &of_one_run(&[1.0, 2.0]), 5.0);
+        assert!(v.verdict == Verdict::NotTestable && v.basis().0 == "medians");
     }
 
     #[test]

@@ -67,8 +67,8 @@ pub fn evidence_as(o: &Overall, above: &str, below: &str) -> String {
     }
 }
 
-fn significance(o: &Overall) -> Option<bool> {
-    match o.verdict {
+fn significance(v: Verdict) -> Option<bool> {
+    match v {
         Verdict::Faster | Verdict::Slower => Some(true),
         Verdict::Equivalent | Verdict::Inconclusive => Some(false),
         Verdict::NotTestable => None,
@@ -95,7 +95,7 @@ pub fn generate(a: &Analysis) -> Vec<Finding> {
             if o.cells == 0 {
                 continue;
             }
-            let sig = significance(&o);
+            let sig = significance(o.verdict);
             let text = if sig == Some(true) {
                 let (faster, slower, r, ci) = if o.geo_ratio >= 1.0 {
                     (label.as_str(), a.baseline.as_str(), o.geo_ratio, o.ci)
@@ -170,36 +170,34 @@ pub fn generate(a: &Analysis) -> Vec<Finding> {
         });
     }
     for t in &a.throughput {
-        let Some((ratio, p)) = t.vs_baseline else {
+        let Some(v) = t.vs_baseline else {
             continue;
         };
-        let beyond = (ratio - 1.0).abs() * 100.0 >= a.threshold_pct;
-        let sig = p.map(|p| p < compare::ALPHA && beyond);
-        let verdict = match (p.map(|p| p < compare::ALPHA), beyond) {
-            (Some(true), true) => "significant".to_string(),
-            (Some(true), false) => {
-                format!("significant, but under the {}% threshold", a.threshold_pct)
-            }
-            (Some(false), _) => "not significant".to_string(),
-            (None, _) => "not testable, fewer than 3 repetitions a side".to_string(),
+        let thr = a.threshold_pct;
+        let verdict = match v.verdict {
+            Verdict::Faster | Verdict::Slower => format!("significant and at least {thr}%"),
+            Verdict::Equivalent => format!("equivalent within ±{thr}%"),
+            Verdict::Inconclusive => format!("inconclusive at a {thr}% threshold"),
+            Verdict::NotTestable => "not testable, fewer than 3 repetitions a side".into(),
         };
+        let (typical, test) = v.basis();
         out.push(Finding {
             topic: Topic::ThroughputMode,
             op: Some(t.op),
             text: format!(
-                "{} with {} workers ({} files, {} records): {} children see {} against {} for {} ({}; Welch {}, {verdict}).",
+                "{} with {} workers ({} files, {} records): {} children see {} against {} for {} ({typical}; {}, {test} {}, {verdict}).",
                 t.op,
                 t.threads,
                 format::size(t.file_size),
                 format::size(t.record_size),
                 t.label,
-                format::rate(t.children.median),
-                format::rate(t.children.median / ratio),
+                format::rate(v.typical.0),
+                format::rate(v.typical.1),
                 a.baseline,
-                format::change(ratio),
-                format::p(p)
+                compare::change_with_ci(v.ratio, v.ci),
+                format::p(v.p)
             ),
-            significant: sig,
+            significant: significance(v.verdict),
         });
     }
     out
@@ -211,7 +209,7 @@ fn class_finding(row: &ClassRow, threshold_pct: f64) -> Option<Finding> {
         row.stat(row.runner_up.as_deref()?)?,
     );
     let o = row.versus.as_ref()?;
-    let sig = significance(o);
+    let sig = significance(o.verdict);
     let cell = |k: (u64, u64)| format!("{} / {} records", format::size(k.0), format::size(k.1));
     let head = format!(
         "For {} files ({}), {}",

@@ -110,7 +110,7 @@ fn badge(sig: Option<bool>, descriptive: bool) -> Markup {
     html! { span class={ "badge " (css) } { (text) } }
 }
 
-const METHOD: &str = "Per cell: median, mean, min, max and coefficient of variation over repetitions; the distribution-free 95% interval of the median from order statistics (from 6 repetitions; the rule --reps auto stops on). Comparisons: ratio of medians; a t-test on log throughput, paired by repetition (both targets measured side by side in one run), decides significance, with Benjamini-Hochberg adjustment over the cells of each operation (q < 0.05), and its 95% interval of the ratio; a winner is called only when a difference is significant and at least the threshold, “equivalent” when the interval lies within it; Mann-Whitney U is shown on hover (with 3 repetitions a side its smallest two-sided p is 0.1, so it cannot decide alone). Cells of separate runs (one block of time a side) get a ratio, never a verdict. Size classes and findings: the replicates are the repetitions, not the cells: per repetition the mean log ratio over the cells, then a t-test and interval over the repetitions. Imported IOzone and fio figures count as one repetition each; inputs that share a label are runs of one target, and with three or more a side the runs are the replicates (paired by run where both sides share them, else Welch over the runs). See docs/statistics.md.";
+const METHOD: &str = "Per cell: median, mean, min, max and coefficient of variation over repetitions; the distribution-free 95% interval of the median from order statistics (from 6 repetitions; the rule --reps auto stops on). Comparisons: ratio of medians; a t-test on log throughput, paired by repetition (both targets measured side by side in one run), decides significance, with Benjamini-Hochberg adjustment over the cells of each operation (q < 0.05), and its 95% interval of the ratio; a winner is called only when a difference is significant and at least the threshold, “equivalent” when the interval lies within it; Mann-Whitney U is shown on hover (with 3 repetitions a side its smallest two-sided p is 0.1, so it cannot decide alone). Cells of separate runs (one block of time a side) get a ratio, never a verdict. Throughput-mode rows are judged alone against the baseline's row: paired by repetition when one run measured both (Welch's t otherwise), the ratio of geometric means with its 95% interval. Size classes and findings: the replicates are the repetitions, not the cells: per repetition the mean log ratio over the cells, then a t-test and interval over the repetitions. Imported IOzone and fio figures count as one repetition each; inputs that share a label are runs of one target, and with three or more a side the runs are the replicates (paired by run where both sides share them, else Welch over the runs). See docs/statistics.md.";
 
 /// A self-contained page: its title, its own CSS, and `main` holding `body`. Shared by
 /// the run report and the study report.
@@ -390,7 +390,7 @@ fn throughput_table(a: &Analysis) -> Markup {
                 tr {
                     th { "operation" } th { "workers" } th { "file / record" } th { "target" }
                     th { "reps" } th { "children see" } th { "parent sees" }
-                    th { "min / max / avg per worker" } th { "CV" } th { "vs baseline" }
+                    th { "min / max / avg per worker" } th { "CV" } th { "vs baseline (geometric means, 95% interval)" }
                 }
                 @for t in &a.throughput {
                     tr {
@@ -406,7 +406,7 @@ fn throughput_table(a: &Analysis) -> Markup {
                             (format::rate(t.avg_worker))
                         }
                         td.num { (format::or_dash(t.children.cv.map(format::pct))) }
-                        td { (format::or_dash(t.vs_baseline.map(|(r, p)| format!("{} ({})", format::change(r), format::p(p))))) }
+                        td { (format::or_dash(t.vs_baseline.map(|v| format!("{} ({})", crate::compare::change_with_ci(v.ratio, v.ci), format::p(v.p))))) }
                     }
                 }
             }

@@ -187,8 +187,39 @@ pub struct ThroughputRow {
     pub max_worker: f64,
     pub avg_worker: f64,
     pub stonewalled: bool,
-    /// Ratio of children-see medians against the baseline's same row, and Welch's p.
-    pub vs_baseline: Option<(f64, Option<f64>)>,
+    /// Children-see throughput against the baseline's same row (`compare::rows`).
+    pub vs_baseline: Option<RowVersus>,
+}
+
+/// A throughput-mode row against another (the baseline's, or the other side of a claim),
+/// judged alone. Unlike a cell's `Comparison`, whose ratio is of medians and is summed up
+/// with the other cells', the ratio here is the centre of its own interval.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RowVersus {
+    /// The ratio of the geometric means, `typical.0 / typical.1` (medians when not
+    /// testable).
+    pub ratio: f64,
+    /// Each side's geometric mean (over the repetitions both have, when paired).
+    pub typical: (f64, f64),
+    /// 95% interval of the ratio; `None` when not testable.
+    pub ci: Option<(f64, f64)>,
+    /// Two-sided p: a paired t on log ratios, or Welch's on logs.
+    pub p: Option<f64>,
+    /// Paired by repetition (both rows from one run), else Welch's.
+    pub paired: bool,
+    pub verdict: Verdict,
+}
+
+impl RowVersus {
+    /// In words, what the ratio compares and the test behind its p, for a reader:
+    /// ("geometric means, paired by repetition", "paired t").
+    pub fn basis(&self) -> (&'static str, &'static str) {
+        match (self.ci, self.paired) {
+            (None, _) => ("medians", "no test"),
+            (Some(_), true) => ("geometric means, paired by repetition", "paired t"),
+            (Some(_), false) => ("geometric means", "Welch"),
+        }
+    }
 }
 
 /// Where a dataset came from, for the report's inputs table.
