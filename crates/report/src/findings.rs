@@ -169,6 +169,18 @@ pub fn generate(a: &Analysis) -> Vec<Finding> {
             significant: None,
         });
     }
+    out.extend(throughput_findings(a));
+    out
+}
+
+/// Each throughput-mode row against the baseline's, with its interval and verdict.
+fn throughput_findings(a: &Analysis) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let compared = a
+        .throughput
+        .iter()
+        .filter(|t| t.vs_baseline.is_some())
+        .count();
     for t in &a.throughput {
         let Some(v) = t.vs_baseline else {
             continue;
@@ -185,7 +197,7 @@ pub fn generate(a: &Analysis) -> Vec<Finding> {
             topic: Topic::ThroughputMode,
             op: Some(t.op),
             text: format!(
-                "{} with {} workers ({} files, {} records): {} children see {} against {} for {} ({typical}; {}, {test} {}, {verdict}).",
+                "{} with {} workers ({} files, {} records): {} children see {} against {} for {} ({typical}; {}, {test} {}{}, {verdict}).",
                 t.op,
                 t.threads,
                 format::size(t.file_size),
@@ -195,7 +207,11 @@ pub fn generate(a: &Analysis) -> Vec<Finding> {
                 format::rate(v.typical.1),
                 a.baseline,
                 compare::change_with_ci(v.ratio, v.ci),
-                format::p(v.p)
+                format::p(v.p),
+                v.q.map_or(String::new(), |q| format!(
+                    ", q={q:.3} over the {} rows (Benjamini-Hochberg)",
+                    compared
+                ))
             ),
             significant: significance(v.verdict),
         });

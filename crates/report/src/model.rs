@@ -205,6 +205,9 @@ pub struct RowVersus {
     pub ci: Option<(f64, f64)>,
     /// Two-sided p: a paired t on log ratios, or Welch's on logs.
     pub p: Option<f64>,
+    /// `p` adjusted over the report's throughput-mode rows (Benjamini-Hochberg), which
+    /// the verdict then reads; `None` for a row judged alone (a claim's).
+    pub q: Option<f64>,
     /// Paired by repetition (both rows from one run), else Welch's.
     pub paired: bool,
     pub verdict: Verdict,
