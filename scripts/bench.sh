@@ -517,7 +517,8 @@ for path in sys.argv[1:]:
         if m:
             claims[m.group(1)] = (m.group(3), float(m.group(2)))
     winner = re.match(r"(\S+) is faster than", head)
-    verdict = winner.group(1) if winner else ("equivalent" if " are equivalent" in head else "none")
+    # Equivalent and undecided both name no winner: only a winner can flip.
+    verdict = winner.group(1) if winner else "no winner"
     runs.append((verdict, head.split(" (")[0], claims))
 for i, (w, h, _) in enumerate(runs, 1):
     print(f"flip run {i}: headline: {h}")
