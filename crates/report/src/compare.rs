@@ -70,6 +70,18 @@ pub fn data_to_decide(ratio: f64, ci: Option<(f64, f64)>, threshold_pct: f64) ->
     }
 }
 
+/// A verdict in words at a threshold in percent, for findings and claims: "faster,
+/// significant and at least 5%", "equivalent within ±5%", ...
+pub fn verdict_words(v: Verdict, threshold_pct: f64) -> String {
+    match v {
+        Verdict::Faster => format!("faster, significant and at least {threshold_pct}%"),
+        Verdict::Slower => format!("slower, significant and at least {threshold_pct}%"),
+        Verdict::Equivalent => format!("equivalent within ±{threshold_pct}%"),
+        Verdict::Inconclusive => format!("inconclusive at a {threshold_pct}% threshold"),
+        Verdict::NotTestable => "not testable, fewer than 3 repetitions a side".into(),
+    }
+}
+
 /// "+12% [+8%, +16%]": a ratio as a change, with its interval.
 pub fn change_with_ci(ratio: f64, ci: Option<(f64, f64)>) -> String {
     let pct = |r: f64| format!("{:+.1}%", (r - 1.0) * 100.0);

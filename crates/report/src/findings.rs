@@ -185,13 +185,7 @@ fn throughput_findings(a: &Analysis) -> Vec<Finding> {
         let Some(v) = t.vs_baseline else {
             continue;
         };
-        let thr = a.threshold_pct;
-        let verdict = match v.verdict {
-            Verdict::Faster | Verdict::Slower => format!("significant and at least {thr}%"),
-            Verdict::Equivalent => format!("equivalent within ±{thr}%"),
-            Verdict::Inconclusive => format!("inconclusive at a {thr}% threshold"),
-            Verdict::NotTestable => "not testable, fewer than 3 repetitions a side".into(),
-        };
+        let verdict = compare::verdict_words(v.verdict, a.threshold_pct);
         let (typical, test) = v.basis();
         out.push(Finding {
             topic: Topic::ThroughputMode,

@@ -250,7 +250,7 @@ fn faster(data: &StepData, a: &str, b: &str, ops: &[Op], class: Option<SizeClass
         found: format!(
             "{a} vs {b}: {} ({}; geometric mean ratio, 95% interval) over {}{}: {}{to_decide}",
             compare::change_with_ci(o.geo_ratio, o.ci),
-            outcome_words(o.verdict, an.threshold_pct),
+            compare::verdict_words(o.verdict, an.threshold_pct),
             op_list(ops),
             scope_note(class),
             findings::evidence(&o),
@@ -302,16 +302,6 @@ fn open_words(
     }
 }
 
-fn outcome_words(v: compare::Verdict, threshold_pct: f64) -> String {
-    match v {
-        compare::Verdict::Faster => format!("faster, significant and at least {threshold_pct}%"),
-        compare::Verdict::Slower => format!("slower, significant and at least {threshold_pct}%"),
-        compare::Verdict::Equivalent => format!("equivalent within ±{threshold_pct}%"),
-        compare::Verdict::Inconclusive => format!("inconclusive at a {threshold_pct}% threshold"),
-        compare::Verdict::NotTestable => "not testable".into(),
-    }
-}
-
 fn faster_threads(data: &StepData, a: &str, b: &str, ops: &[Op], threads: u32) -> Outcome {
     let Some(an) = &data.analysis else {
         return not_tested("no throughput-mode records");
@@ -354,7 +344,7 @@ fn faster_threads(data: &StepData, a: &str, b: &str, ops: &[Op], threads: u32) -
             format::rate(ta),
             format::rate(tb),
             format::p(v.p),
-            outcome_words(verdict, an.threshold_pct)
+            compare::verdict_words(verdict, an.threshold_pct)
         ));
     }
     if favour + against == 0 && parts.iter().all(|p| p.contains("not measured")) {
@@ -421,7 +411,7 @@ fn steadier(data: &StepData, a: &str, b: &str, ops: &[Op], class: Option<SizeCla
     let words = match more {
         compare::Verdict::Faster => format!("more, significant and at least {threshold}%"),
         compare::Verdict::Slower => format!("less, significant and at least {threshold}%"),
-        v => outcome_words(v, threshold),
+        v => compare::verdict_words(v, threshold),
     };
     Outcome {
         verdict,
