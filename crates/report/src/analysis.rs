@@ -5,7 +5,7 @@
 //! aggregates their own section. Not: rendering (see `html`, `xlsx`, `summary`).
 
 /// Defined in `model` (the types every stage shares); named here too.
-pub use crate::model::{Analysis, CellKey, CellStats, OpData, RowVersus, Source, ThroughputRow};
+pub use crate::model::{Analysis, CellKey, CellStats, OpData, Source, ThroughputRow};
 
 use crate::load::Loaded;
 use crate::stats;
@@ -208,11 +208,9 @@ fn throughput_rows(
             });
         }
     }
-    let mut versus: Vec<RowVersus> = out.iter().filter_map(|r| r.vs_baseline).collect();
-    compare::adjust_rows(&mut versus, threshold_pct);
-    let compared = out.iter_mut().filter(|r| r.vs_baseline.is_some());
-    for (row, v) in compared.zip(versus) {
-        row.vs_baseline = Some(v);
-    }
+    compare::adjust_rows(
+        out.iter_mut().filter_map(|r| r.vs_baseline.as_mut()),
+        threshold_pct,
+    );
     out
 }

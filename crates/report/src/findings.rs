@@ -200,7 +200,7 @@ fn throughput_findings(a: &Analysis) -> Vec<Finding> {
                 format::rate(v.typical.0),
                 format::rate(v.typical.1),
                 a.baseline,
-                compare::change_with_ci(v.ratio, v.ci),
+                compare::change_with_ci(v.ratio(), v.ci),
                 format::p(v.p),
                 v.q.map_or(String::new(), |q| format!(
                     ", q={q:.3} over the {} rows (Benjamini-Hochberg)",

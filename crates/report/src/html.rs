@@ -406,7 +406,7 @@ fn throughput_table(a: &Analysis) -> Markup {
                             (format::rate(t.avg_worker))
                         }
                         td.num { (format::or_dash(t.children.cv.map(format::pct))) }
-                        td { (format::or_dash(t.vs_baseline.map(|v| format!("{} ({})", crate::compare::change_with_ci(v.ratio, v.ci), format::p(v.p))))) }
+                        td { (format::or_dash(t.vs_baseline.map(|v| format!("{} ({})", crate::compare::change_with_ci(v.ratio(), v.ci), format::p(v.p))))) }
                     }
                 }
             }

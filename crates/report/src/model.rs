@@ -196,10 +196,8 @@ pub struct ThroughputRow {
 /// with the other cells', the ratio here is the centre of its own interval.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RowVersus {
-    /// The ratio of the geometric means, `typical.0 / typical.1` (medians when not
-    /// testable).
-    pub ratio: f64,
-    /// Each side's geometric mean (over the repetitions both have, when paired).
+    /// Each side's geometric mean (over the repetitions both have, when paired); the
+    /// medians when not testable.
     pub typical: (f64, f64),
     /// 95% interval of the ratio; `None` when not testable.
     pub ci: Option<(f64, f64)>,
@@ -214,6 +212,11 @@ pub struct RowVersus {
 }
 
 impl RowVersus {
+    /// The ratio of the two typical figures, target's over the other's.
+    pub fn ratio(&self) -> f64 {
+        self.typical.0 / self.typical.1
+    }
+
     /// In words, what the ratio compares and the test behind its p, for a reader:
     /// ("geometric means, paired by repetition", "paired t").
     pub fn basis(&self) -> (&'static str, &'static str) {

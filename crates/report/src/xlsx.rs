@@ -313,7 +313,7 @@ fn throughput_sheet(
             num(ws, row, 9, Some(t.max_worker))?;
             num(ws, row, 10, Some(t.avg_worker))?;
             num(ws, row, 11, t.children.cv)?;
-            num(ws, row, 12, t.vs_baseline.map(|v| v.ratio))?;
+            num(ws, row, 12, t.vs_baseline.map(|v| v.ratio()))?;
             num(ws, row, 13, t.vs_baseline.and_then(|v| v.ci).map(|c| c.0))?;
             num(ws, row, 14, t.vs_baseline.and_then(|v| v.ci).map(|c| c.1))?;
             num(ws, row, 15, t.vs_baseline.and_then(|v| v.p))?;

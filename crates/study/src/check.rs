@@ -322,7 +322,7 @@ fn faster_threads(data: &StepData, a: &str, b: &str, ops: &[Op], threads: u32) -
         // ("+2.1% [+3.9%, +25.0%]", 140 against 137 MB/s where the geometric means were
         // 148 and 130).
         let v = compare::rows(&ra.children, &rb.children, an.threshold_pct);
-        let (ratio, ci, verdict, (ta, tb)) = (v.ratio, v.ci, v.verdict, v.typical);
+        let (ratio, ci, verdict, (ta, tb)) = (v.ratio(), v.ci, v.verdict, v.typical);
         let (typical, test) = v.basis();
         let claim = claim_verdict(verdict, ci, an.threshold_pct);
         match claim {
