@@ -111,6 +111,11 @@ impl NfsBackend {
                 ))
             }
         };
+        if t.data_through_nfs_rs {
+            return Err(format!(
+                "target '{spec}': client= chooses NFSv4.1's data path; version 3 and 4.0 have only libnfs"
+            ));
+        }
         let ip = netguard::resolve_allowed(&t.host, spec)?;
         if ip.is_ipv6() {
             return Err(format!(

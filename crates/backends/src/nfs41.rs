@@ -25,6 +25,9 @@
 //! Not: mmap, fallocate, locking.
 
 mod queue;
+mod wire;
+mod wire_file;
+mod xdr;
 
 use crate::netguard;
 use crate::nfsurl::{parse, Version};
@@ -39,17 +42,22 @@ use sharebench_core::backend::{
 };
 use std::future::Future;
 use std::io;
-use std::net::IpAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+use wire::WireClient;
+use wire_file::Wire;
 
-/// What records and manifests call this client, and how its errors begin.
-fn names(version: Version) -> (&'static str, &'static str) {
-    match version {
-        Version::V4_2 => ("nfs-rs-nfs4.2", "nfs4.2"),
-        _ => ("nfs-rs-nfs4.1", "nfs4.1"),
+/// What records and manifests call this client (by its data path: sharebench's own, or
+/// nfs-rs's), and how its errors begin.
+fn names(version: Version, own_data_path: bool) -> (&'static str, &'static str) {
+    match (version, own_data_path) {
+        (Version::V4_2, true) => ("sharebench-nfs4.2", "nfs4.2"),
+        (Version::V4_2, false) => ("nfs-rs-nfs4.2", "nfs4.2"),
+        (_, true) => ("sharebench-nfs4.1", "nfs4.1"),
+        (_, false) => ("nfs-rs-nfs4.1", "nfs4.1"),
     }
 }
 
@@ -262,6 +270,9 @@ pub struct Nfs41Backend {
     /// The server announced itself as a pNFS metadata server: nfs-rs then asks for a
     /// layout (LAYOUTGET) before READs and WRITEs, and uses plain ones when refused.
     pnfs_mds: bool,
+    /// Files' OPEN, READ, WRITE, COMMIT and CLOSE through sharebench's own NFSv4.1 data
+    /// path (`wire.rs`); `None` with `client=nfs-rs`, where nfs-rs carries them too.
+    wire: Option<Arc<Wire>>,
     keeper: Option<(mpsc::Sender<()>, JoinHandle<()>)>,
 }
 
@@ -275,7 +286,7 @@ impl Nfs41Backend {
                 "target '{spec}': the nfs-rs client here is for version=4.1 and 4.2 only"
             ));
         }
-        let (_, label) = names(t.version);
+        let (_, label) = names(t.version, !t.data_through_nfs_rs);
         if t.nconnect > 1 {
             return Err(format!(
                 "target '{spec}': nconnect is libnfs's (version=3 or 4.0); nfs-rs keeps one session per target"
@@ -329,6 +340,7 @@ impl Nfs41Backend {
             write_max: (client.mount.get_max_write_size() as usize).max(4096),
             slots: None,
             pnfs_mds: client.mount.capabilities().pnfs,
+            wire: None,
             keeper: None,
         };
         let asked = match t.version {
@@ -355,13 +367,28 @@ impl Nfs41Backend {
         if root.type_ != NF4DIR {
             return Err(format!("target '{spec}' is not a directory"));
         }
+        if !t.data_through_nfs_rs {
+            let port = t
+                .port
+                .or(t.arg("nfsport").map(|p| p as u16))
+                .unwrap_or(2049);
+            let io = backend.read_max.min(backend.write_max) as u32;
+            let wire = wire_session(&t, SocketAddr::new(ip, port), io, label)
+                .map_err(|e| format!("target '{spec}': {e}"))?;
+            backend.slots = Some(wire.slots as u32);
+            backend.wire = Some(Arc::new(wire));
+        }
         let (stop, stopped) = mpsc::channel::<()>();
         let kept = client.clone();
+        let kept_wire = backend.wire.clone();
         let keeper = std::thread::Builder::new()
             .name("nfs41-keeper".into())
             .spawn(move || {
                 while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(IDLE_TICK) {
                     kept.drive_if_idle();
+                    if let Some(w) = &kept_wire {
+                        w.renew_if_idle();
+                    }
                 }
             })
             .map_err(|e| format!("target '{spec}': cannot start the nfs-rs keeper: {e}"))?;
@@ -394,6 +421,33 @@ impl Nfs41Backend {
             path = format!("{dir}/{target}");
         }
         Err(io::Error::from_raw_os_error(libc::ELOOP))
+    }
+
+    /// Opens `p` on the data path: its directory looked up through nfs-rs, then OPEN by
+    /// name (creating with UNCHECKED4, which also truncates when asked: RFC 8881 §18.16.3).
+    fn open_on_wire(
+        &self,
+        wire: &Arc<Wire>,
+        p: String,
+        access: u32,
+        how: OpenOptions,
+    ) -> io::Result<Box<dyn FileHandle>> {
+        let (dir, name) = p.rsplit_once('/').unwrap_or(("", &p));
+        let dir = abs(dir);
+        let m = &self.client.mount;
+        let dir_fh = self.client.run("lookup", &dir, m.lookup_path(&dir))?.fh;
+        let share = match access {
+            OPEN_READ => wire::SHARE_ACCESS_READ,
+            OPEN_WRITE => wire::SHARE_ACCESS_WRITE,
+            _ => wire::SHARE_ACCESS_READ | wire::SHARE_ACCESS_WRITE,
+        };
+        let create = how.create.then_some((FILE_MODE, how.truncate));
+        let name = name.to_string();
+        let mut file = wire.open(p, &dir_fh, &name, share, create, how.sync)?;
+        if how.truncate && !how.create {
+            file.set_len(0)?;
+        }
+        Ok(Box::new(file))
     }
 
     fn handle(&self, path: String, fh: Bytes, sync: bool) -> Nfs41File {
@@ -472,7 +526,7 @@ impl Backend for Nfs41Backend {
         } else {
             ""
         };
-        let (client, label) = names(self.version);
+        let (client, label) = names(self.version, self.wire.is_some());
         TargetInfo {
             backend: "nfs".into(),
             client: client.into(),
@@ -480,10 +534,15 @@ impl Backend for Nfs41Backend {
             fs_type: Some(label.into()),
             mount_point: Some(self.shown.clone()),
             mount_options: Some(format!(
-                "vers={},rsize={},wsize={}{slots}{pnfs},nocache,unstable-writes,commit-on-fsync-and-close,one-session-per-target",
+                "vers={},rsize={},wsize={}{slots}{pnfs},nocache,unstable-writes,commit-on-fsync-and-close,{}",
                 self.version.name(),
                 self.read_max,
-                self.write_max
+                self.write_max,
+                if self.wire.is_some() {
+                    "data:connection-and-session-per-open-file,namespace:nfs-rs-one-session"
+                } else {
+                    "one-session-per-target"
+                }
             )),
         }
     }
@@ -496,6 +555,9 @@ impl Backend for Nfs41Backend {
             (true, true) => OPEN_BOTH,
         };
         let m = &self.client.mount;
+        if let Some(wire) = &self.wire {
+            return self.open_on_wire(wire, p, access, how);
+        }
         let create = || {
             self.client
                 .run(
@@ -665,6 +727,35 @@ impl Backend for Nfs41Backend {
             m.setattr_path(&p, false, None, None, None, None, Some(a), Some(t)),
         )
     }
+}
+
+/// Establishes the data path's client ID and first session, as the nfs-rs mount's user.
+fn wire_session(
+    t: &crate::nfsurl::Target,
+    addr: SocketAddr,
+    io: u32,
+    label: &'static str,
+) -> io::Result<Wire> {
+    static OWNERS: AtomicU64 = AtomicU64::new(0);
+    let owner = format!(
+        "sharebench-{}-{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+        OWNERS.fetch_add(1, Ordering::Relaxed)
+    );
+    let uid = t
+        .arg("uid")
+        .unwrap_or_else(|| nix::unistd::getuid().as_raw());
+    let gid = t
+        .arg("gid")
+        .unwrap_or_else(|| nix::unistd::getgid().as_raw());
+    let minor = if t.version == Version::V4_2 { 2 } else { 1 };
+    let (client, first) =
+        WireClient::establish(addr, minor, uid, gid, owner.as_bytes(), io, MOUNT_TIMEOUT)
+            .map_err(|e| io::Error::new(e.kind(), format!("{label} data path: {e}")))?;
+    Ok(Wire::new(client, first, label))
 }
 
 /// An open NFSv4.1 file: its filehandle (nfs-rs keeps the open stateid for it), the

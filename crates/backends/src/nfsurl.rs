@@ -47,6 +47,9 @@ pub struct Target {
     /// TCP connections per open file (`nconnect=N`, libnfs only; 1 by default), as Linux's
     /// `nconnect` mount option spreads a mount's requests over several connections.
     pub nconnect: u32,
+    /// NFSv4.1/4.2 files' READs and WRITEs through nfs-rs (`client=nfs-rs`) instead of
+    /// sharebench's own data path (`client=sharebench`, the default; `nfs41/wire.rs`).
+    pub data_through_nfs_rs: bool,
 }
 
 /// The most connections per open file `nconnect` takes (Linux's limit too).
@@ -104,6 +107,7 @@ pub fn parse(spec: &str) -> Result<Target, String> {
         version: Version::V3,
         args: Vec::new(),
         nconnect: 1,
+        data_through_nfs_rs: false,
     };
     for kv in query.split('&').filter(|s| !s.is_empty()) {
         let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
@@ -143,9 +147,20 @@ pub fn parse(spec: &str) -> Result<Target, String> {
                         ))
                     })?;
             }
+            "client" => {
+                t.data_through_nfs_rs = match v {
+                    "nfs-rs" => true,
+                    "sharebench" => false,
+                    _ => {
+                        return Err(bad(&format!(
+                            "client is 'sharebench' or 'nfs-rs' (NFSv4.1 and 4.2), not '{v}'"
+                        )))
+                    }
+                }
+            }
             _ => {
                 return Err(bad(&format!(
-                "unknown argument '{k}' (known: version, uid, gid, nfsport, mountport, nconnect)"
+                "unknown argument '{k}' (known: version, uid, gid, nfsport, mountport, nconnect, client)"
             )))
             }
         }
@@ -176,6 +191,12 @@ mod tests {
         assert_eq!(parse("nfs://h/?version=3").unwrap().path, "/");
         assert_eq!(parse("nfs://h/x").unwrap().nconnect, 1);
         assert_eq!(parse("nfs://h/x?nconnect=4").unwrap().nconnect, 4);
+        assert!(!parse("nfs://h/x?version=4.1").unwrap().data_through_nfs_rs);
+        assert!(
+            parse("nfs://h/x?version=4.1&client=nfs-rs")
+                .unwrap()
+                .data_through_nfs_rs
+        );
     }
 
     #[test]
@@ -220,6 +241,10 @@ mod tests {
             ("nfs://h/x?uid=1&uid=2", "twice"),
             ("nfs://h/x?nconnect=0", "1 to 16"),
             ("nfs://h/x?nconnect=17", "1 to 16"),
+            (
+                "nfs://h/x?version=4.1&client=libnfs",
+                "'sharebench' or 'nfs-rs'",
+            ),
         ] {
             let e = parse(spec).unwrap_err();
             assert!(e.contains(needle), "{spec}: {e}");

@@ -197,7 +197,7 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
     gluster_replicates_survives_a_crash_and_heals();
     native_clients_check_every_byte_on_every_target();
     queued_clients_keep_four_requests_in_flight();
-    nfs4_matrix_through_one_session();
+    nfs4_matrix_through_both_data_paths();
     network_targets_report_the_servers_fragmentation();
     load_curves_and_a_stall();
     a_killed_server_gives_up_its_target_only();
@@ -567,8 +567,8 @@ fn native_clients_check_every_byte_on_every_target() {
         "{dfs}"
     );
     assert_eq!(client("lab:nfs3"), "libnfs-nfs3");
-    assert_eq!(client("lab:nfs4"), "nfs-rs-nfs4.1");
-    assert_eq!(client("lab:nfs42"), "nfs-rs-nfs4.2");
+    assert_eq!(client("lab:nfs4"), "sharebench-nfs4.1");
+    assert_eq!(client("lab:nfs42"), "sharebench-nfs4.2");
     assert_eq!(client("lab:gluster"), "fuse");
     assert_eq!(client("lab:gluster-gfapi"), "gfapi");
     assert_eq!(client("lab:smb-fuse"), "fuse");
@@ -615,12 +615,26 @@ fn queued_clients_keep_four_requests_in_flight() {
     assert!(stderr(&o).contains("libsmbclient client waits for each reply"));
 }
 
-/// NFSv4.1 (nfs-rs, one session): a small matrix with every byte checked, writes of every
-/// size (libnfs's NFSv4.0 refused those over 3 KiB), cursor and positional I/O, fsync
-/// inside the clock. The lab's Ganesha announces no pNFS, so nfs-rs sends no LAYOUTGET.
-fn nfs4_matrix_through_one_session() {
+/// NFSv4.1: a small matrix with every byte checked, writes of every size (libnfs's NFSv4.0
+/// refused those over 3 KiB), cursor and positional I/O, fsync inside the clock; through
+/// sharebench's own data path (a connection and session per open file) and through nfs-rs
+/// (`client=nfs-rs`, one session). The lab's Ganesha announces no pNFS, so nfs-rs sends no
+/// LAYOUTGET.
+fn nfs4_matrix_through_both_data_paths() {
     let out6 = shm_dir();
     let out_dir6 = out6.path().join("r");
+    let targets = [
+        (
+            "lab:nfs4",
+            "sharebench-nfs4.1",
+            "data:connection-and-session-per-open-file",
+        ),
+        (
+            "lab:nfs4?client=nfs-rs",
+            "nfs-rs-nfs4.1",
+            "one-session-per-target",
+        ),
+    ];
     let o = run(&[
         "run",
         "-i",
@@ -635,28 +649,31 @@ fn nfs4_matrix_through_one_session() {
         "1",
         "--out",
         out_dir6.to_str().unwrap(),
-        "lab:nfs4",
+        targets[0].0,
+        targets[1].0,
     ]);
     assert!(o.status.success(), "lab:nfs4: {}", stderr(&o));
     let recs = records(&out_dir6);
-    assert_eq!(recs.len(), 7 * 4);
-    for r in &recs {
-        assert_eq!(r["status"], "ok", "{r}");
-        assert_eq!(r["verify"], true, "{r}");
-        assert_eq!(r["client"], "nfs-rs-nfs4.1", "{r}");
-        assert_eq!(r["backend"], "nfs", "{r}");
-        assert!(r["server_cpu_s"].as_f64().is_some(), "{r}");
-    }
+    assert_eq!(recs.len(), 7 * 4 * 2);
     let manifest: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out_dir6.join("run.json")).unwrap()).unwrap();
-    let t = &manifest["targets"][0];
-    assert_eq!(t["fs_type"], "nfs4.1", "{t}");
-    let opts = t["mount_options"].as_str().unwrap();
-    assert!(
-        opts.starts_with("vers=4.1,") && opts.contains("slots="),
-        "{opts}"
-    );
-    assert!(!opts.contains("pnfs-mds-announced"), "{opts}");
+    for (i, (target, client, layout)) in targets.iter().enumerate() {
+        for r in recs.iter().filter(|r| r["target"] == *target) {
+            assert_eq!(r["status"], "ok", "{r}");
+            assert_eq!(r["verify"], true, "{r}");
+            assert_eq!(r["client"], *client, "{r}");
+            assert_eq!(r["backend"], "nfs", "{r}");
+            assert!(r["server_cpu_s"].as_f64().is_some(), "{r}");
+        }
+        let t = &manifest["targets"][i];
+        assert_eq!(t["fs_type"], "nfs4.1", "{t}");
+        let opts = t["mount_options"].as_str().unwrap();
+        assert!(
+            opts.starts_with("vers=4.1,") && opts.contains("slots=") && opts.contains(layout),
+            "{opts}"
+        );
+        assert!(!opts.contains("pnfs-mds-announced"), "{opts}");
+    }
 }
 
 /// Fragmentation of network targets: the clients cannot ask for extents, the server's

@@ -431,18 +431,19 @@ fn nfs_every_operation_verifies_against_ganesha() {
     assert!(recs.iter().any(|r| r["iodepth"] == 8));
     assert_no_workdir(&g.export);
 
-    // NFSv4.1 through nfs-rs (one session, every COMPOUND led by SEQUENCE): every operation
-    // verified, writes of any size. This Ganesha announces itself as a pNFS metadata server
-    // (its default), so nfs-rs also asks for layouts and falls back to plain READ/WRITE.
+    // NFSv4.1 (files through sharebench's own data path, a session per open file; the
+    // namespace through nfs-rs, every COMPOUND led by SEQUENCE): every operation verified,
+    // writes of any size. This Ganesha announces itself as a pNFS metadata server (its
+    // default); the data path asks for no layouts, nfs-rs's lookups need none.
     let recs = every_op_verified(&format!("nfs://127.0.0.1{PSEUDO}?version=4.1"), None);
     assert!(
         recs.iter()
-            .all(|r| r["backend"] == "nfs" && r["client"] == "nfs-rs-nfs4.1"),
+            .all(|r| r["backend"] == "nfs" && r["client"] == "sharebench-nfs4.1"),
         "{:?}",
         recs[0]
     );
     assert_no_workdir(&g.export);
-    // NFSv4.2: the same client on a session of minor version 2 (Ganesha 4.3 needed the
+    // NFSv4.2: the same clients on sessions of minor version 2 (Ganesha 4.3 needed nfs-rs's
     // EXCHANGE_ID fix in third_party/nfs-rs.patches to accept it).
     let out42 = shm_dir();
     let dir42 = out42.path().join("r");
@@ -470,7 +471,7 @@ fn nfs_every_operation_verifies_against_ganesha() {
     assert_eq!(recs.len(), 10);
     assert!(
         recs.iter()
-            .all(|r| r["status"] == "ok" && r["client"] == "nfs-rs-nfs4.2"),
+            .all(|r| r["status"] == "ok" && r["client"] == "sharebench-nfs4.2"),
         "{:?}",
         recs[0]
     );
@@ -520,13 +521,13 @@ fn nfs_every_operation_verifies_against_ganesha() {
     assert!(records(&out.path().join("deep"))
         .iter()
         .all(|r| r["status"] == "ok" && r["iodepth"] == 4));
-    // NFSv4.1 keeps requests in flight on its session's slots: every operation verified
-    // at depth 4, vectored calls (larger than one READ) included.
+    // NFSv4.1 keeps requests in flight on the open file's session slots: every operation
+    // verified at depth 4, vectored calls (larger than one READ) included.
     let v41 = format!("nfs://127.0.0.1{PSEUDO}?version=4.1");
     let recs = every_op_verified_with(&v41, None, &["--iodepth", "4"]);
     assert!(recs
         .iter()
-        .any(|r| r["iodepth"] == 4 && r["client"] == "nfs-rs-nfs4.1"));
+        .any(|r| r["iodepth"] == 4 && r["client"] == "sharebench-nfs4.1"));
     assert_no_workdir(&g.export);
     let big_args = args("4k", &out.path().join("big"));
     let o = run_env(
