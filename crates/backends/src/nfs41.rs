@@ -1,10 +1,14 @@
-//! `nfs://host[:port]/pseudo/path?version=4.1` (or `4.2`): a native NFSv4.1 client through
-//! the pure-Rust nfs-rs crate, for hosts without a kernel NFS client (libnfs 4.0 has no
-//! NFSv4.1). `version=4.2` mounts the same way with minor version 2 (the operations sent
-//! are NFSv4.1's; a server answers them as a v4.2 server, where it has a v4.2 path).
-//! One mount per target: one TCP connection carrying one NFSv4.1 session
+//! `nfs://host[:port]/pseudo/path?version=4.1` (or `4.2`): a native NFSv4.1 client. Files
+//! (OPEN, READ, WRITE, COMMIT, CLOSE) go through sharebench's own data path (`wire.rs`,
+//! `wire_file.rs`: a connection and session per open file, spoken from the worker's
+//! thread); `client=nfs-rs` sends them through nfs-rs instead (`Nfs41File`, `queue.rs`).
+//! Lookups, mkdir, readdir and the other namespace calls always go through the pure-Rust
+//! nfs-rs crate (libnfs 4.0 has no NFSv4.1). `version=4.2` mounts the same way with minor
+//! version 2 (the operations sent are NFSv4.1's; a server answers them as a v4.2 server,
+//! where it has a v4.2 path).
+//! nfs-rs keeps one mount per target: one TCP connection carrying one NFSv4.1 session
 //! (EXCHANGE_ID, CREATE_SESSION, every COMPOUND led by SEQUENCE, the back channel bound
-//! with BIND_CONN_TO_SESSION), shared by every open file and worker.
+//! with BIND_CONN_TO_SESSION), shared by every worker.
 //!
 //! nfs-rs is asynchronous. The backend owns a tokio current-thread runtime and each call
 //! blocks on it from the calling thread, so one worker's RPCs run on its own thread with no
@@ -13,8 +17,9 @@
 //! while the target sits idle (between cells, or while other targets run).
 //!
 //! Writes are UNSTABLE WRITEs, as the kernel client and libnfs send them; `fsync` and
-//! `close` COMMIT them (checking the write verifiers), and `O_SYNC` COMMITs after every
-//! write (nfs-rs cannot ask for FILE_SYNC). nfs-rs keeps no data cache, so every read is a
+//! `close` COMMIT them (checking the write verifiers). With `O_SYNC` the data path sends
+//! FILE_SYNC WRITEs (as libnfs does) and nfs-rs COMMITs after every write (it cannot ask
+//! for FILE_SYNC). Neither keeps a data cache, so every read is a
 //! READ RPC and `--cache` has nothing to purge. At most one READ or WRITE of the mount's
 //! negotiated rsize/wsize per call.
 //! A server that announces pNFS (EXCHGID4_FLAG_USE_PNFS_MDS) makes nfs-rs 0.11.1 send a
