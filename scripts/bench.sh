@@ -271,7 +271,7 @@ for (op, rs, mine), kib in cells.items():
 PY
 }
 
-# Issue 13's bar: the NFSv4.1 client (nfs-rs, patched: third_party/) at least 0.9x NFSv3
+# Issue 13's bar: the NFSv4.1 client (files through sharebench's own data path) at least 0.9x NFSv3
 # (libnfs) at 4k, 64k and 1m records, against the same Ganesha. One `run` per round with
 # both targets, their samples interleaved; per round the ratio of the medians of each cell;
 # the median and range of those ratios over ROUNDS rounds.
@@ -653,7 +653,7 @@ if want iodepth; then iodepth_bench; fi
 # Issue 13's bars for the lab's clients. Depth: with 8 requests in flight, at least 1.5x the
 # throughput of one, at 64 KiB records (writes and reads of a 16 MiB file); lab:nfs3 is
 # libnfs (also on 4 connections, nconnect=4, since Ganesha serves a connection on about one
-# core), lab:nfs4 nfs-rs, lab:smb the smb2 crate. Workers: lab:smb with 4 workers at least
+# core), lab:nfs4 sharebench's NFSv4.1 data path, lab:smb the smb2 crate. Workers: lab:smb with 4 workers at least
 # 1.5x one, at 4 KiB records (children-see throughput), beside lab:smb-libsmbclient, which
 # serialises its workers. One lab of the bench's own; per round a run at each depth (and
 # at each worker count), in alternating order, the targets interleaved within each run;

@@ -758,7 +758,7 @@ fn wire_session(
         .unwrap_or_else(|| nix::unistd::getgid().as_raw());
     let minor = if t.version == Version::V4_2 { 2 } else { 1 };
     let (client, first) =
-        WireClient::establish(addr, minor, uid, gid, owner.as_bytes(), io, MOUNT_TIMEOUT)
+        WireClient::establish(addr, minor, uid, gid, owner.as_bytes(), io, CALL_TIMEOUT)
             .map_err(|e| io::Error::new(e.kind(), format!("{label} data path: {e}")))?;
     Ok(Wire::new(client, first, label))
 }

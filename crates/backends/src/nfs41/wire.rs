@@ -179,10 +179,13 @@ impl WireClient {
         let (session, slots, max_io) = ch.create_session(&client)?;
         client.max_io = max_io.min(want_io);
         ch.start(session, slots);
-        match ch.call(&client, 1, |e| {
-            e.u32(OP_RECLAIM_COMPLETE).u32(0);
-        }) {
-            Ok(_) => {}
+        let reclaimed = ch
+            .call(&client, 1, |e| {
+                e.u32(OP_RECLAIM_COMPLETE).u32(0);
+            })
+            .and_then(|mut r| op(&mut r.d, OP_RECLAIM_COMPLETE));
+        match reclaimed {
+            Ok(()) => {}
             Err(e) if status_of(&e) == Some(NFS4ERR_COMPLETE_ALREADY) => {}
             Err(e) => return Err(e),
         }
