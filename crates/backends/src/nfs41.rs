@@ -292,9 +292,9 @@ impl Nfs41Backend {
             ));
         }
         let (_, label) = names(t.version, !t.data_through_nfs_rs);
-        if t.nconnect > 1 {
+        if t.nconnect > 1 && t.data_through_nfs_rs {
             return Err(format!(
-                "target '{spec}': nconnect is libnfs's (version=3 or 4.0); nfs-rs keeps one session per target"
+                "target '{spec}': nconnect needs sharebench's data path (client=sharebench); nfs-rs keeps one session per target"
             ));
         }
         if t.arg("mountport").is_some() {
@@ -543,10 +543,16 @@ impl Backend for Nfs41Backend {
                 self.version.name(),
                 self.read_max,
                 self.write_max,
-                if self.wire.is_some() {
-                    "data:connection-and-session-per-open-file,namespace:nfs-rs-one-session"
-                } else {
-                    "one-session-per-target"
+                match &self.wire {
+                    Some(w) if w.nconnect > 1 => format!(
+                        "nconnect={},data:{}-connections-and-sessions-per-open-file,namespace:nfs-rs-one-session",
+                        w.nconnect, w.nconnect
+                    ),
+                    Some(_) => {
+                        "data:connection-and-session-per-open-file,namespace:nfs-rs-one-session"
+                            .into()
+                    }
+                    None => "one-session-per-target".into(),
                 }
             )),
         }
@@ -760,7 +766,7 @@ fn wire_session(
     let (client, first) =
         WireClient::establish(addr, minor, uid, gid, owner.as_bytes(), io, CALL_TIMEOUT)
             .map_err(|e| io::Error::new(e.kind(), format!("{label} data path: {e}")))?;
-    Ok(Wire::new(client, first, label))
+    Ok(Wire::new(client, first, label, t.nconnect as usize))
 }
 
 /// An open NFSv4.1 file: its filehandle (nfs-rs keeps the open stateid for it), the
@@ -942,8 +948,8 @@ mod tests {
             ("nfs://127.0.0.1/x?version=3", "version=4.1 and 4.2 only"),
             ("nfs://127.0.0.1/x?version=4.1&mountport=635", "MOUNT"),
             (
-                "nfs://127.0.0.1/x?version=4.1&nconnect=2",
-                "nconnect is libnfs's",
+                "nfs://127.0.0.1/x?version=4.1&client=nfs-rs&nconnect=2",
+                "nconnect needs sharebench's data path",
             ),
         ] {
             let e = Nfs41Backend::new(spec).err().unwrap();

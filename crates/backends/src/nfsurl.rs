@@ -44,8 +44,9 @@ pub struct Target {
     pub version: Version,
     /// Extra numeric arguments, validated (uid, gid, mountport, nfsport).
     pub args: Vec<(String, String)>,
-    /// TCP connections per open file (`nconnect=N`, libnfs only; 1 by default), as Linux's
-    /// `nconnect` mount option spreads a mount's requests over several connections.
+    /// TCP connections per open file (`nconnect=N`: libnfs, and NFSv4.1's own data path;
+    /// 1 by default), as Linux's `nconnect` mount option spreads a mount's requests over
+    /// several connections.
     pub nconnect: u32,
     /// NFSv4.1/4.2 files' READs and WRITEs through nfs-rs (`client=nfs-rs`) instead of
     /// sharebench's own data path (`client=sharebench`, the default; `nfs41/wire.rs`).

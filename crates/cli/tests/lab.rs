@@ -579,12 +579,18 @@ fn native_clients_check_every_byte_on_every_target() {
     }
 }
 
-/// Four requests in flight on the clients that keep a queue (libnfs, nfs-rs, gfapi, smb2
-/// through the DFS root), every byte checked; SMB through libsmbclient is refused before
-/// any I/O.
+/// Four requests in flight on the clients that keep a queue (libnfs, NFSv4.1's data path,
+/// also spread over two connections, gfapi, smb2 through the DFS root), every byte checked;
+/// SMB through libsmbclient is refused before any I/O.
 fn queued_clients_keep_four_requests_in_flight() {
     let out_q = shm_dir();
-    let queued = ["lab:nfs3", "lab:nfs4", "lab:gluster-gfapi", "lab:dfs-smb"];
+    let queued = [
+        "lab:nfs3",
+        "lab:nfs4",
+        "lab:nfs4?nconnect=2",
+        "lab:gluster-gfapi",
+        "lab:dfs-smb",
+    ];
     let q_dir = out_q.path().join("q");
     let mut q_args = vec![
         "run",
@@ -610,6 +616,21 @@ fn queued_clients_keep_four_requests_in_flight() {
     assert!(recs
         .iter()
         .all(|r| r["status"] == "ok" && r["iodepth"] == 4));
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(q_dir.join("run.json")).unwrap()).unwrap();
+    let two = manifest["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "lab:nfs4?nconnect=2")
+        .unwrap();
+    assert!(
+        two["mount_options"]
+            .as_str()
+            .unwrap()
+            .contains(",nconnect=2,data:2-connections"),
+        "{two}"
+    );
     let o = run(&["run", "--iodepth", "4", "lab:smb-libsmbclient"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("libsmbclient client waits for each reply"));

@@ -1,7 +1,9 @@
 //! Open files over sharebench's own NFSv4.1 data path (`wire.rs`): each open file takes a
 //! connection of its own from a small pool, as the libnfs backend does, so workers never
 //! share one; OPEN, READ, WRITE, COMMIT, SETATTR of the size and CLOSE go over it, and
-//! `--iodepth` keeps up to a session's slots of them in flight. The namespace calls
+//! `--iodepth` keeps up to a session's slots of them in flight. With `nconnect=N` a file
+//! takes N connections (each with its session; the open stateid is the client's, valid on
+//! all of them) and its queue spreads requests over them, as Linux's `nconnect` does. The namespace calls
 //! (lookups, mkdir, readdir, ...) stay with nfs-rs (`nfs41.rs`).
 //! Not: a data cache (every read is a READ), delegations, locks.
 
@@ -31,6 +33,8 @@ pub(super) struct Wire {
     pub(super) label: &'static str,
     /// Session slots of a channel (what `--iodepth` may use).
     pub(super) slots: usize,
+    /// Connections per open file (`nconnect`).
+    pub(super) nconnect: usize,
     last_ms: AtomicU64,
     born: Instant,
 }
@@ -50,10 +54,16 @@ fn fail(label: &str, op: &str, what: &str, e: io::Error) -> io::Error {
 }
 
 impl Wire {
-    pub(super) fn new(client: WireClient, first: Channel, label: &'static str) -> Wire {
+    pub(super) fn new(
+        client: WireClient,
+        first: Channel,
+        label: &'static str,
+        nconnect: usize,
+    ) -> Wire {
         Wire {
             client,
             slots: first.slots(),
+            nconnect: nconnect.max(1),
             idle: Mutex::new(vec![first]),
             label,
             last_ms: AtomicU64::new(0),
@@ -133,17 +143,30 @@ impl Wire {
                 return Err(fail(label, "open", &path, e));
             }
         };
-        Ok(WireFile {
+        let mut chs = vec![ch];
+        let mut file = WireFile {
             wire: self.clone(),
             path,
             fh,
             stateid,
-            ch: Some(ch),
+            chs: Vec::new(),
             pos: 0,
             max: self.client.max_io as usize,
             sync,
             unstable: Vec::new(),
-        })
+        };
+        while chs.len() < self.nconnect {
+            match self.take() {
+                Ok(more) => chs.push(more),
+                Err(e) => {
+                    // Closed on drop, on the connection it was opened on.
+                    file.chs = chs;
+                    return Err(file.fail("connect", e));
+                }
+            }
+        }
+        file.chs = chs;
+        Ok(file)
     }
 }
 
@@ -170,8 +193,9 @@ pub(super) struct WireFile {
     path: String,
     fh: Vec<u8>,
     stateid: StateId,
-    /// `None` once closed.
-    ch: Option<Channel>,
+    /// The file's connections (`nconnect`); the first carries every call but the
+    /// queue's. Empty once closed.
+    chs: Vec<Channel>,
     pos: u64,
     /// The largest READ or WRITE one call carries.
     max: usize,
@@ -198,10 +222,10 @@ impl WireFile {
             path,
             fh,
             stateid,
-            ch,
+            chs,
             ..
         } = self;
-        let got = match ch.as_mut().filter(|c| !c.broken) {
+        let got = match chs.first_mut().filter(|c| !c.broken) {
             Some(ch) => f(ch, &wire.client, fh, stateid),
             None => Err(io::Error::other("the file's connection was lost earlier")),
         };
@@ -244,7 +268,7 @@ impl WireFile {
 
     /// Sends CLOSE once and gives the connection back.
     fn close_state(&mut self) -> io::Result<()> {
-        if self.ch.is_none() {
+        if self.chs.is_empty() {
             return Ok(());
         }
         let closed = self.on_channel("close", |ch, c, fh, stateid| {
@@ -255,7 +279,7 @@ impl WireFile {
             r.putfh()?;
             r.close()
         });
-        if let Some(ch) = self.ch.take() {
+        for ch in std::mem::take(&mut self.chs) {
             self.wire.give(ch);
         }
         closed
@@ -346,6 +370,9 @@ impl Drop for WireFile {
     }
 }
 
+/// What one piece moved: bytes, and for a WRITE how stably and under which verifier.
+type Moved = (usize, Option<(u32, [u8; 8])>);
+
 /// A request of the queue: which slot it serves and how far it has got. A request longer
 /// than a READ or WRITE may be is sent as consecutive pieces, each its own COMPOUND.
 struct Request {
@@ -358,16 +385,18 @@ struct Request {
     error: Option<io::Error>,
 }
 
-/// Up to `depth` requests on one file in flight on its connection, each piece on a
-/// session slot of its own; pieces beyond the slots wait their turn in `waiting`.
+/// Up to `depth` requests on one file in flight on its connections, each piece on a
+/// session slot of its own (on the connection with the fewest in flight); pieces beyond
+/// the slots wait their turn in `waiting`.
 pub(super) struct WireQueue<'f> {
     file: &'f mut WireFile,
     bufs: Vec<Vec<u8>>,
     requests: Vec<Option<Request>>,
     /// Pieces not yet sent: (slot, offset in the slot's buffer, length, file offset).
     waiting: VecDeque<(usize, usize, usize, u64)>,
-    /// Pieces on the wire: XID, slot, offset in the buffer, length.
-    sent: Vec<(u32, usize, usize, usize)>,
+    /// Pieces on the wire, oldest first: connection, XID, slot, offset in the buffer,
+    /// length.
+    sent: Vec<(usize, u32, usize, usize, usize)>,
     done: VecDeque<(usize, io::Result<usize>)>,
 }
 
@@ -383,7 +412,7 @@ impl<'f> WireQueue<'f> {
         }
     }
 
-    /// Sends waiting pieces while the session has free slots.
+    /// Sends waiting pieces while a connection's session has a free slot.
     fn pump(&mut self) -> io::Result<()> {
         let f = &mut *self.file;
         let (client, fh, stateid) = (&f.wire.client, &f.fh, &f.stateid);
@@ -392,13 +421,20 @@ impl<'f> WireQueue<'f> {
         } else {
             wire::UNSTABLE
         };
-        let Some(ch) = f.ch.as_mut().filter(|c| !c.broken) else {
+        if f.chs.is_empty() || f.chs.iter().any(|c| c.broken) {
             return Err(io::Error::other("the file's connection was lost earlier"));
-        };
-        while ch.in_flight() < ch.slots() {
-            let Some((slot, at, n, offset)) = self.waiting.pop_front() else {
+        }
+        while let Some(&(slot, at, n, offset)) = self.waiting.front() {
+            let Some((i, ch)) = f
+                .chs
+                .iter_mut()
+                .enumerate()
+                .filter(|(_, c)| c.in_flight() < c.slots())
+                .min_by_key(|(_, c)| c.in_flight())
+            else {
                 break;
             };
+            self.waiting.pop_front();
             let write = self.requests[slot].as_ref().is_some_and(|r| r.write);
             let xid = if write {
                 ch.send(
@@ -421,22 +457,26 @@ impl<'f> WireQueue<'f> {
                     &[],
                 )?
             };
-            self.sent.push((xid, slot, at, n));
+            self.sent.push((i, xid, slot, at, n));
         }
         Ok(())
     }
 
-    /// Receives one reply and books it to its request.
+    /// Receives one reply, on the connection of the oldest piece on the wire, and books
+    /// it to its request.
     fn receive_one(&mut self) -> io::Result<()> {
         let f = &mut *self.file;
-        let Some(ch) = f.ch.as_mut().filter(|c| !c.broken) else {
+        let Some(&(i, ..)) = self.sent.first() else {
+            return Err(io::Error::other("no request on the wire"));
+        };
+        let Some(ch) = f.chs.get_mut(i).filter(|c| !c.broken) else {
             return Err(io::Error::other("the file's connection was lost earlier"));
         };
         let (xid, reply) = ch.receive()?;
-        let Some(i) = self.sent.iter().position(|s| s.0 == xid) else {
+        let Some(k) = self.sent.iter().position(|s| s.0 == i && s.1 == xid) else {
             return Err(io::Error::other(format!("a reply to XID {xid} not sent")));
         };
-        let (_, slot, at, n) = self.sent.swap_remove(i);
+        let (_, _, slot, at, n) = self.sent.remove(k);
         let write = self.requests[slot].as_ref().is_some_and(|r| r.write);
         let result = reply.and_then(|mut r| {
             r.putfh()?;
@@ -450,8 +490,21 @@ impl<'f> WireQueue<'f> {
                 Ok((k, None))
             }
         });
+        self.book(slot, at, n, result);
+        Ok(())
+    }
+
+    /// Books one piece's outcome to its request; a request whose pieces are all back is
+    /// done.
+    fn book(
+        &mut self,
+        slot: usize,
+        at: usize,
+        n: usize,
+        result: io::Result<Moved>,
+    ) {
         let Some(req) = self.requests[slot].as_mut() else {
-            return Ok(());
+            return;
         };
         req.left -= 1;
         match result {
@@ -476,7 +529,6 @@ impl<'f> WireQueue<'f> {
                 self.done.push_back((slot, res));
             }
         }
-        Ok(())
     }
 }
 
