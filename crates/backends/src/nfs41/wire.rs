@@ -739,11 +739,12 @@ impl Channel {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use std::net::TcpListener;
 
-    fn client(addr: SocketAddr) -> WireClient {
+    /// A client of ID 0x0102030405060708 for a test server at `addr`.
+    pub(in super::super) fn client(addr: SocketAddr) -> WireClient {
         WireClient {
             addr,
             minor: 1,
@@ -756,7 +757,14 @@ mod tests {
         }
     }
 
-    fn words(b: &[u8]) -> Vec<u32> {
+    /// A channel to `c`'s server with a session of two slots, made without asking it.
+    pub(in super::super) fn channel(c: &WireClient) -> Channel {
+        let mut ch = Channel::connect(c).unwrap();
+        ch.start([1; 16], 2);
+        ch
+    }
+
+    pub(in super::super) fn words(b: &[u8]) -> Vec<u32> {
         b.chunks(4)
             .map(|w| u32::from_be_bytes([w[0], w[1], w[2], w[3]]))
             .collect()
@@ -846,7 +854,9 @@ mod tests {
 
     /// A server of one reply: reads a request, answers its XID with SEQUENCE, PUTFH and
     /// READ in two record fragments.
-    fn one_reply_server(listener: TcpListener) -> std::thread::JoinHandle<Vec<u8>> {
+    pub(in super::super) fn one_reply_server(
+        listener: TcpListener,
+    ) -> std::thread::JoinHandle<Vec<u8>> {
         std::thread::spawn(move || {
             let (mut s, _) = listener.accept().unwrap();
             let mut mark = [0; 4];
@@ -883,8 +893,7 @@ mod tests {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let c = client(listener.local_addr().unwrap());
         let server = one_reply_server(listener);
-        let mut ch = Channel::connect(&c).unwrap();
-        ch.start([1; 16], 2);
+        let mut ch = channel(&c);
         let got = {
             let mut r = ch
                 .call(&c, 2, |e| {

@@ -496,13 +496,7 @@ impl<'f> WireQueue<'f> {
 
     /// Books one piece's outcome to its request; a request whose pieces are all back is
     /// done.
-    fn book(
-        &mut self,
-        slot: usize,
-        at: usize,
-        n: usize,
-        result: io::Result<Moved>,
-    ) {
+    fn book(&mut self, slot: usize, at: usize, n: usize, result: io::Result<Moved>) {
         let Some(req) = self.requests[slot].as_mut() else {
             return;
         };
@@ -588,5 +582,38 @@ impl Drop for WireQueue<'_> {
                 break;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::wire::tests::{channel, client, one_reply_server, words};
+    use super::*;
+    use std::net::TcpListener;
+
+    #[test]
+    fn an_idle_client_renews_its_lease_with_a_sequence_once() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let c = client(listener.local_addr().unwrap());
+        let server = one_reply_server(listener);
+        let first = channel(&c);
+        let mut w = Wire::new(c, first, "nfs4.1", 1);
+        w.renew_if_idle();
+        assert_eq!(
+            w.last_ms.load(Ordering::Relaxed),
+            0,
+            "not idle yet: nothing sent"
+        );
+        w.born = Instant::now() - RENEW_AFTER - Duration::from_secs(1);
+        w.renew_if_idle();
+        let req = words(&server.join().unwrap());
+        // The COMPOUND's header (no tag, minor version 1, one operation) and SEQUENCE.
+        assert!(req.windows(4).any(|x| x == [0, 1, 1, 53]), "{req:?}");
+        assert!(w.last_ms.load(Ordering::Relaxed) >= RENEW_AFTER.as_millis() as u64);
+        assert_eq!(
+            w.idle.lock().unwrap().len(),
+            1,
+            "the channel went back to the pool"
+        );
     }
 }
