@@ -27,7 +27,8 @@
 //! one more round trip per I/O against a server that has no layouts to give. The mount
 //! options of the records say `pnfs-mds-announced` then (the lab's Ganesha is configured
 //! not to announce it).
-//! Not: mmap, fallocate, locking.
+//! fallocate is NFSv4.2's ALLOCATE, on the data path with `version=4.2` only.
+//! Not: mmap, locking.
 
 mod queue;
 mod wire;

@@ -738,6 +738,42 @@ fn network_targets_report_the_servers_fragmentation() {
             "{rec}"
         );
     }
+    // fallocate over NFS is NFSv4.2's ALLOCATE: the lab's xfs reserves the range; NFSv4.1
+    // has no such operation, and the record says so in one line.
+    let out6 = shm_dir();
+    let out_dir6 = out6.path().join("a");
+    let o = run(&[
+        "run",
+        "-w",
+        "stream",
+        "--streams",
+        "1",
+        "--stream-size",
+        "4m",
+        "--prealloc",
+        "fallocate",
+        "-n",
+        "1",
+        "-o",
+        out_dir6.to_str().unwrap(),
+        "lab:nfs42",
+        "lab:nfs4",
+    ]);
+    assert!(o.status.success(), "stream with fallocate: {}", stderr(&o));
+    let recs = records(&out_dir6);
+    let note = |t: &str| {
+        recs.iter()
+            .find(|r| r["target"] == t && r["op"] == "record")
+            .unwrap()["note"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    };
+    assert!(
+        !note("lab:nfs42").contains("fallocate unavailable"),
+        "{recs:?}"
+    );
+    assert!(note("lab:nfs4").contains("NFSv4.2's ALLOCATE"), "{recs:?}");
 }
 
 /// A server killed during a run: a clear error for its target, the other target runs to

@@ -44,6 +44,8 @@ const OP_DESTROY_SESSION: u32 = 44;
 const OP_SEQUENCE: u32 = 53;
 const OP_DESTROY_CLIENTID: u32 = 57;
 const OP_RECLAIM_COMPLETE: u32 = 58;
+/// NFSv4.2 (RFC 7862): reserve space without writing it, as fallocate does.
+pub(super) const OP_ALLOCATE: u32 = 59;
 
 const NFS4ERR_DELAY: u32 = 10008;
 const NFS4ERR_COMPLETE_ALREADY: u32 = 10054;
@@ -192,6 +194,11 @@ impl WireClient {
         Ok((client, ch))
     }
 
+    /// NFSv4's minor version: 1, or 2 for NFSv4.2.
+    pub(super) fn minor(&self) -> u32 {
+        self.minor
+    }
+
     /// A new connection with a session of its own for the same client ID.
     pub(super) fn channel(&self) -> io::Result<Channel> {
         let mut ch = Channel::connect(self)?;
@@ -323,6 +330,10 @@ impl Reply<'_> {
         }
     }
 
+    pub(super) fn allocate(&mut self) -> io::Result<()> {
+        op(&mut self.d, OP_ALLOCATE)
+    }
+
     pub(super) fn close(&mut self) -> io::Result<()> {
         op(&mut self.d, OP_CLOSE)?;
         stateid(&mut self.d).map(|_| ())
@@ -408,6 +419,11 @@ pub(super) mod args {
             .u32(1)
             .u32(FATTR4_SIZE_WORD0)
             .opaque(&vals);
+    }
+
+    /// ALLOCATE4args (RFC 7862 §15.1): NFSv4.2 only.
+    pub(in super::super) fn allocate(e: &mut Enc, s: &StateId, offset: u64, len: u64) {
+        e.u32(OP_ALLOCATE).fixed(s).u64(offset).u64(len);
     }
 
     pub(in super::super) fn close(e: &mut Enc, s: &StateId) {
@@ -836,6 +852,16 @@ pub(super) mod tests {
         assert_eq!(e.kind(), io::ErrorKind::NotFound);
         assert_eq!(status_of(&e), Some(2));
         assert!(e.to_string().contains("NFS4ERR_NOENT"), "{e}");
+    }
+
+    #[test]
+    fn allocate_names_the_stateid_and_the_range() {
+        let mut b = Vec::new();
+        args::allocate(&mut Enc(&mut b), &[3; 16], 1 << 32, 4096);
+        let w = words(&b);
+        assert_eq!(w[0], OP_ALLOCATE);
+        assert_eq!(w[1..5], [0x0303_0303; 4]);
+        assert_eq!(w[5..], [1, 0, 0, 4096]);
     }
 
     #[test]

@@ -350,6 +350,25 @@ impl FileHandle for WireFile {
         })
     }
 
+    /// NFSv4.2's ALLOCATE (RFC 7862): the server reserves the range, as fallocate does on
+    /// a local file. NFSv4.1 has no such operation.
+    fn allocate(&mut self, offset: u64, len: u64) -> io::Result<()> {
+        if self.wire.client.minor() < 2 {
+            return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "fallocate needs NFSv4.2's ALLOCATE (version=4.2); NFSv4.1 has none",
+            ));
+        }
+        self.on_channel("allocate", |ch, c, fh, stateid| {
+            let mut r = ch.call(c, 2, |e| {
+                args::putfh(e, fh);
+                args::allocate(e, stateid, offset, len);
+            })?;
+            r.putfh()?;
+            r.allocate()
+        })
+    }
+
     fn queue(&mut self, depth: usize, slot_len: usize) -> io::Result<Box<dyn IoQueue + '_>> {
         Ok(Box::new(WireQueue::new(self, depth, slot_len)))
     }
