@@ -553,12 +553,7 @@ fn native_clients_check_every_byte_on_every_target() {
         serde_json::from_slice(&std::fs::read(out_dir3.join("run.json")).unwrap()).unwrap();
     // As read in the client's namespace, where the run took place.
     assert_eq!(manifest["host"]["tcp_congestion"], "reno", "{manifest}");
-    let dfs = manifest["targets"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["name"] == "lab:dfs-smb")
-        .unwrap();
+    let dfs = manifest_target(&out_dir3, "lab:dfs-smb");
     assert!(
         dfs["mount_options"]
             .as_str()
@@ -616,14 +611,7 @@ fn queued_clients_keep_four_requests_in_flight() {
     assert!(recs
         .iter()
         .all(|r| r["status"] == "ok" && r["iodepth"] == 4));
-    let manifest: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(q_dir.join("run.json")).unwrap()).unwrap();
-    let two = manifest["targets"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["name"] == "lab:nfs4?nconnect=2")
-        .unwrap();
+    let two = manifest_target(&q_dir, "lab:nfs4?nconnect=2");
     assert!(
         two["mount_options"]
             .as_str()
@@ -1070,6 +1058,19 @@ fn run_until_first_record(
 /// it exits 1, says in one line per target that it gave each up, keeps a failed record
 /// (a target whose failure came in removing its work files has none: that is not a
 /// measurement), and `alive` ran all 8 measurements.
+/// The run manifest's entry for target `name` of the run in `out_dir`.
+fn manifest_target(out_dir: &std::path::Path, name: &str) -> serde_json::Value {
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out_dir.join("run.json")).unwrap()).unwrap();
+    manifest["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("no target {name} in {manifest}"))
+        .clone()
+}
+
 fn assert_gave_up(
     child: std::process::Child,
     out_dir: &std::path::Path,

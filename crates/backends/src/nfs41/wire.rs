@@ -55,7 +55,17 @@ pub(super) const SHARE_ACCESS_WRITE: u32 = 2;
 const SHARE_ACCESS_WANT_NO_DELEG: u32 = 0x0400;
 /// WRITE's stable_how4.
 pub(super) const UNSTABLE: u32 = 0;
-pub(super) const FILE_SYNC: u32 = 2;
+const FILE_SYNC: u32 = 2;
+/// WRITE's stable_how4 for a file opened with or without O_SYNC: FILE_SYNC, as libnfs and
+/// the kernel client send O_SYNC writes, or UNSTABLE, committed later.
+pub(super) fn stable_how(sync: bool) -> u32 {
+    if sync {
+        FILE_SYNC
+    } else {
+        UNSTABLE
+    }
+}
+
 /// Attribute numbers of fattr4 (size is word 0 bit 4, mode word 1 bit 1).
 const FATTR4_SIZE_WORD0: u32 = 1 << 4;
 const FATTR4_MODE_WORD1: u32 = 1 << 1;
@@ -563,9 +573,15 @@ impl Channel {
         self.send_with(data).map(|_| xid)
     }
 
-    /// Reads one reply record into `rx`; returns its XID and the decoder after the RPC
-    /// and COMPOUND headers.
+    /// Reads one reply record into `rx`; returns its XID and where the results begin,
+    /// after the RPC and COMPOUND headers. Any error breaks the channel.
     fn read_record(&mut self) -> io::Result<(u32, usize)> {
+        let got = self.read_record_once();
+        self.broken |= got.is_err();
+        got
+    }
+
+    fn read_record_once(&mut self) -> io::Result<(u32, usize)> {
         self.rx.clear();
         loop {
             let mut mark = [0; 4];
@@ -614,7 +630,7 @@ impl Channel {
     }
 
     fn receive_raw(&mut self) -> io::Result<Dec<'_>> {
-        let (_, at) = self.read_record().inspect_err(|_| self.broken = true)?;
+        let (_, at) = self.read_record()?;
         Ok(Dec::new(&self.rx[at..]))
     }
 
@@ -634,7 +650,7 @@ impl Channel {
 
     /// `receive`, giving where the results after SEQUENCE begin in `rx`.
     fn receive_at(&mut self) -> io::Result<(u32, io::Result<usize>)> {
-        let (xid, at) = self.read_record().inspect_err(|_| self.broken = true)?;
+        let (xid, at) = self.read_record()?;
         let Some(i) = self.waiting.iter().position(|w| w.0 == xid) else {
             self.broken = true;
             return Err(malformed(&format!(

@@ -53,6 +53,11 @@ fn fail(label: &str, op: &str, what: &str, e: io::Error) -> io::Error {
     io::Error::new(e.kind(), format!("{label} {op} {what}: {detail}"))
 }
 
+/// A call on a file whose connection broke on an earlier call.
+fn lost_earlier() -> io::Error {
+    io::Error::other("the file's connection was lost earlier")
+}
+
 impl Wire {
     pub(super) fn new(
         client: WireClient,
@@ -143,29 +148,22 @@ impl Wire {
                 return Err(fail(label, "open", &path, e));
             }
         };
-        let mut chs = vec![ch];
         let mut file = WireFile {
             wire: self.clone(),
             path,
             fh,
             stateid,
-            chs: Vec::new(),
+            chs: vec![ch],
             pos: 0,
             max: self.client.max_io as usize,
             sync,
             unstable: Vec::new(),
         };
-        while chs.len() < self.nconnect {
-            match self.take() {
-                Ok(more) => chs.push(more),
-                Err(e) => {
-                    // Closed on drop, on the connection it was opened on.
-                    file.chs = chs;
-                    return Err(file.fail("connect", e));
-                }
-            }
+        // An error here drops `file`, which closes it on the connection it was opened on.
+        while file.chs.len() < self.nconnect {
+            let more = self.take().map_err(|e| file.fail("connect", e))?;
+            file.chs.push(more);
         }
-        file.chs = chs;
         Ok(file)
     }
 }
@@ -227,7 +225,7 @@ impl WireFile {
         } = self;
         let got = match chs.first_mut().filter(|c| !c.broken) {
             Some(ch) => f(ch, &wire.client, fh, stateid),
-            None => Err(io::Error::other("the file's connection was lost earlier")),
+            None => Err(lost_earlier()),
         };
         wire.touch();
         got.map_err(|e| fail(wire.label, op, path, e))
@@ -317,11 +315,7 @@ impl FileHandle for WireFile {
         if n == 0 {
             return Ok(0);
         }
-        let stable = if self.sync {
-            wire::FILE_SYNC
-        } else {
-            wire::UNSTABLE
-        };
+        let stable = wire::stable_how(self.sync);
         let (count, committed, verifier) = self.on_channel("write", |ch, c, fh, stateid| {
             let write = |e: &mut Enc| {
                 args::putfh(e, fh);
@@ -435,13 +429,9 @@ impl<'f> WireQueue<'f> {
     fn pump(&mut self) -> io::Result<()> {
         let f = &mut *self.file;
         let (client, fh, stateid) = (&f.wire.client, &f.fh, &f.stateid);
-        let stable = if f.sync {
-            wire::FILE_SYNC
-        } else {
-            wire::UNSTABLE
-        };
+        let stable = wire::stable_how(f.sync);
         if f.chs.is_empty() || f.chs.iter().any(|c| c.broken) {
-            return Err(io::Error::other("the file's connection was lost earlier"));
+            return Err(lost_earlier());
         }
         while let Some(&(slot, at, n, offset)) = self.waiting.front() {
             let Some((i, ch)) = f
@@ -455,27 +445,20 @@ impl<'f> WireQueue<'f> {
             };
             self.waiting.pop_front();
             let write = self.requests[slot].as_ref().is_some_and(|r| r.write);
-            let xid = if write {
-                ch.send(
-                    client,
-                    2,
-                    |e| {
-                        args::putfh(e, fh);
-                        args::write(e, stateid, offset, stable, n);
-                    },
-                    &self.bufs[slot][at..at + n],
-                )?
+            let data: &[u8] = if write {
+                &self.bufs[slot][at..at + n]
             } else {
-                ch.send(
-                    client,
-                    2,
-                    |e| {
-                        args::putfh(e, fh);
-                        args::read(e, stateid, offset, n as u32);
-                    },
-                    &[],
-                )?
+                &[]
             };
+            let piece = |e: &mut Enc| {
+                args::putfh(e, fh);
+                if write {
+                    args::write(e, stateid, offset, stable, n);
+                } else {
+                    args::read(e, stateid, offset, n as u32);
+                }
+            };
+            let xid = ch.send(client, 2, piece, data)?;
             self.sent.push((i, xid, slot, at, n));
         }
         Ok(())
@@ -489,7 +472,7 @@ impl<'f> WireQueue<'f> {
             return Err(io::Error::other("no request on the wire"));
         };
         let Some(ch) = f.chs.get_mut(i).filter(|c| !c.broken) else {
-            return Err(io::Error::other("the file's connection was lost earlier"));
+            return Err(lost_earlier());
         };
         let (xid, reply) = ch.receive()?;
         let Some(k) = self.sent.iter().position(|s| s.0 == i && s.1 == xid) else {
