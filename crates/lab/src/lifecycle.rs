@@ -57,6 +57,11 @@ impl Default for UpOptions {
 /// The marker that makes the lab directory the lab's own.
 const MARKER: &str = ".sharebench-lab";
 
+/// How long `down` lets each server stop on SIGTERM before SIGKILL. Samba, glusterd and
+/// sshd exit within 0.2 s; Ganesha spends 4-10 s tearing down its Gluster exports
+/// (gfapi's teardown), which nothing needs once the lab's data is about to be removed.
+const SERVER_GRACE: Duration = Duration::from_secs(2);
+
 /// Tools the lab needs, with the Debian package that has each.
 const TOOLS: [(&str, &str); 12] = [
     ("ip", "iproute2"),
@@ -413,7 +418,7 @@ pub fn down() -> Result<DownReport> {
             start_time,
         } = r
         {
-            proc::stop_group(*pid, *start_time, Duration::from_secs(10));
+            proc::stop_group(*pid, *start_time, SERVER_GRACE);
             report.removed.push(format!("process {name} (pid {pid})"));
         }
     }
