@@ -9,7 +9,9 @@ BIN=${BIN:-target/release/sharebench}
 ROUNDS=${ROUNDS:-5}
 # BENCH_ONLY=fio,native,workloads,mpi,repro,flip,iozone,iodepth,labdepth,load runs only the named sections
 # (default: all). The iozone section needs IOZONE=/path/to/iozone (3.5, built outside the
-# repository).
+# repository); the labdepth section compares lab:nfs3 with fio's nfs engine when
+# FIO_NFS=/path/to/fio (fio built from source with ./configure --enable-libnfs, outside the
+# repository: Debian's fio has no nfs engine).
 BENCH_ONLY=${BENCH_ONLY:-fio,native,workloads,mpi,repro,flip,iozone,iodepth,labdepth,load}
 want() { [[ ",$BENCH_ONLY," == *",$1,"* ]]; }
 WORK=$(mktemp -d /dev/shm/sharebench-bench.XXXXXX)
@@ -676,6 +678,56 @@ for (target, op), kib in b.items():
         print(sys.argv[1], target, op, kib / a[(target, op)], a[(target, op)], kib)
 PY
 }
+# The strictest peer for lab:nfs3 at depth: fio's nfs engine (libnfs's asynchronous calls,
+# the same library and calls as sharebench's NFSv3 queue) against the same Ganesha from the
+# same client namespace. fio rewrites and rereads one 16 MiB file for 1 s; sharebench's
+# rewrite and read of a 16 MiB file are set beside them. Prints "op depth sb_kib fio_kib".
+fio_nfs_pair() { # depth
+  local d=$1 url ns dir="$OUT/labpeer.$1" op sb fio
+  read -r url ns < <("$BIN" lab status --json | python3 -c '
+import json, sys
+t = [t for t in json.load(sys.stdin)["targets"] if t["name"] == "lab:nfs3"][0]
+print(t["url"], t["client_netns"])') || return 1
+  rm -rf "$dir"
+  "$BIN" run lab:nfs3 -i write,rewrite,read --file-sizes 16m --record-sizes 64k --reps 5 --iodepth "$d" \
+    --out "$dir" >/dev/null 2>&1 || return 1
+  for op in rewrite read; do
+    sb=$(python3 -c '
+import json, statistics, sys
+v = [r["throughput_kib_s"] for r in map(json.loads, open(sys.argv[1]))
+     if r["status"] == "ok" and r["op"] == sys.argv[2] and r.get("scope") != "worker"]
+print(statistics.median(v))' "$dir/results.jsonl" "$op") || return 1
+    fio=$(ip netns exec "$ns" "$FIO_NFS" --name=peer --ioengine=nfs --nfs_url="$url" --filename=fio-peer \
+      --rw="$( [ "$op" = read ] && echo read || echo write)" --bs=64k --size=16m --iodepth="$d" \
+      --time_based --runtime=1 --output-format=json 2>/dev/null | python3 -c '
+import json, sys
+t = sys.stdin.read(); j = json.loads(t[t.index("{"):])["jobs"][0]
+print(j["read"]["bw"] or j["write"]["bw"])') || return 1
+    echo "$op $d $sb $fio"
+  done
+}
+fio_nfs_summary() { # rows
+  python3 - "$1" <<'PY'
+import collections, statistics as st, sys
+rows = collections.defaultdict(list)
+for op, d, sb, fio in (l.split() for l in open(sys.argv[1])):
+    rows[(op, int(d))].append((float(sb), float(fio)))
+for op in ("rewrite", "read"):
+    for d in (1, 8):
+        v = rows.get((op, d), [])
+        if not v:
+            continue
+        q = sorted(sb / fio for sb, fio in v)
+        print(f"lab:nfs3 {op} 64k, depth {d}: sharebench {st.median(x[0] for x in v) / 1024:6.0f}"
+              f" vs fio nfs {st.median(x[1] for x in v) / 1024:6.0f} MiB/s  ratio {st.median(q):.2f}"
+              f" (range {q[0]:.2f}-{q[-1]:.2f}), {len(q)} rounds")
+    one, eight = rows.get((op, 1), []), rows.get((op, 8), [])
+    if one and eight:
+        for who, k in (("sharebench", 0), ("fio nfs", 1)):
+            r = st.median(x[k] for x in eight) / st.median(x[k] for x in one)
+            print(f"lab:nfs3 {op} 64k, depth 8/1, {who}: {r:.2f}x")
+PY
+}
 labdepth_bench() {
   if [[ $EUID -ne 0 ]]; then echo "lab depth: needs root (the lab); skipped"; return 0; fi
   # `lab status --json` prints null when no lab exists; anything else is a lab (or an error).
@@ -686,7 +738,13 @@ labdepth_bench() {
   "$BIN" lab up --fs xfs --link unlimited >"$OUT/labdepth.up" 2>&1 \
     || { echo "lab depth: lab up failed: $(tail -1 "$OUT/labdepth.up")"; return 0; }
   local rows="$OUT/labdepth.rows" i d t
-  : >"$rows"
+  : >"$rows"; : >"$OUT/labdepth.peer"
+  FIO_NFS_OK=
+  if [[ -n "${FIO_NFS:-}" && -x "${FIO_NFS:-}" ]] && "$FIO_NFS" --enghelp 2>/dev/null | grep -qw nfs; then
+    FIO_NFS_OK=1
+  else
+    echo "lab depth: set FIO_NFS=/path/to/fio (built with libnfs: ./configure --enable-libnfs) to compare lab:nfs3 with fio's nfs engine; skipped that"
+  fi
   for i in $(seq "$ROUNDS"); do
     for d in $( [ $((i % 2)) = 1 ] && echo "1 8" || echo "8 1"); do
       rm -rf "$OUT/labdepth.$d"
@@ -702,8 +760,14 @@ labdepth_bench() {
         || { echo "lab depth: sharebench run failed with $t workers"; break 2; }
     done
     lab_ratios workers "$OUT/labworkers.1/results.jsonl" "$OUT/labworkers.4/results.jsonl" >>"$rows"
+    if [ -n "$FIO_NFS_OK" ]; then
+      for d in $( [ $((i % 2)) = 1 ] && echo "1 8" || echo "8 1"); do
+        fio_nfs_pair "$d" >>"$OUT/labdepth.peer" || { echo "lab depth: the fio nfs comparison failed at depth $d"; break 2; }
+      done
+    fi
   done
   "$BIN" lab down >/dev/null 2>&1 && LAB_UP=
+  if [ -s "$OUT/labdepth.peer" ]; then fio_nfs_summary "$OUT/labdepth.peer"; fi
   python3 - "$rows" <<'PY'
 import collections, statistics as st, sys
 rows = collections.defaultdict(list)
