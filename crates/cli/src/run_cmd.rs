@@ -34,9 +34,11 @@ Then: sharebench report RESULTS_DIR --out REPORT_DIR (report.html, results.xlsx)
 Operations: docs/operations.md; statistics: docs/statistics.md.")]
 pub struct RunArgs {
     /// Where the I/O goes: directories (local, tmpfs, kernel or FUSE mounts), null://,
-    /// nfs://HOST/EXPORT?version=3|4.0|4.1|4.2, smb://USER@HOST/SHARE (the smb2 client;
-    /// ?client=libsmbclient for Samba's), gluster://HOST/VOLUME, or lab:NAME (`sharebench lab
-    /// status` lists the lab's). Native clients reach loopback and the lab's namespaces only
+    /// nfs://HOST/EXPORT?version=3|4.0|4.1|4.2 (&nconnect=N: N connections per open file;
+    /// 4.1 and 4.2: &client=nfs-rs for the older data path), smb://USER@HOST/SHARE (the smb2
+    /// client; ?client=libsmbclient for Samba's), gluster://HOST/VOLUME, or lab:NAME
+    /// (`sharebench lab status` lists the lab's). Native clients reach loopback and the lab's
+    /// namespaces only
     #[arg(required = true, value_name = "TARGET")]
     pub targets: Vec<String>,
 
@@ -145,7 +147,8 @@ pub struct RunArgs {
 
     /// Requests each worker keeps in flight, as a kernel client's readahead and write-behind
     /// or fio's iodepth do: directories through io_uring (--direct works alongside),
-    /// nfs:// (libnfs's asynchronous calls; nfs-rs's session slots for 4.1 and 4.2),
+    /// nfs:// (libnfs's asynchronous calls for 3 and 4.0; for 4.1 and 4.2 the session's
+    /// slots on sharebench's own data path),
     /// gluster://, smb:// (the smb2 client; ?client=libsmbclient cannot), null://. 1 is one call
     /// at a time, IOzone's way. record-rewrite and the f* (stdio) operations, whose order
     /// allows no overlap, and mmap mode run at 1; records say the depth (docs/operations.md).
