@@ -689,31 +689,9 @@ fn nfs4_matrix_through_both_data_paths() {
 /// backing file answers, and the record says so.
 fn network_targets_report_the_servers_fragmentation() {
     let out5 = shm_dir();
-    let out_dir5 = out5.path().join("r");
-    let o = run(&[
-        "run",
-        "-w",
-        "stream",
-        "--streams",
-        "1",
-        "--stream-size",
-        "8m",
-        "--prealloc-hints",
-        "windows",
-        "-n",
-        "1",
-        "-o",
-        out_dir5.to_str().unwrap(),
-        "lab:smb",
-        "lab:nfs3",
-    ]);
-    assert!(o.status.success(), "stream on lab targets: {}", stderr(&o));
-    let recs = records(&out_dir5);
-    for t in ["lab:smb", "lab:nfs3"] {
-        let rec = recs
-            .iter()
-            .find(|r| r["target"] == t && r["op"] == "record")
-            .unwrap();
+    let hints = ["--prealloc-hints", "windows"];
+    let targets = ["lab:smb", "lab:nfs3"];
+    for rec in stream_records(&out5.path().join("r"), "8m", &hints, &targets) {
         assert!(
             rec["extents_per_file"].as_f64().is_some_and(|e| e >= 1.0),
             "{rec}"
@@ -729,39 +707,16 @@ fn network_targets_report_the_servers_fragmentation() {
     // fallocate over NFS is NFSv4.2's ALLOCATE: the lab's xfs reserves the range; NFSv4.1
     // has no such operation, and the record says so in one line.
     let out6 = shm_dir();
-    let out_dir6 = out6.path().join("a");
-    let o = run(&[
-        "run",
-        "-w",
-        "stream",
-        "--streams",
-        "1",
-        "--stream-size",
+    let prealloc = ["--prealloc", "fallocate"];
+    let recs = stream_records(
+        &out6.path().join("a"),
         "4m",
-        "--prealloc",
-        "fallocate",
-        "-n",
-        "1",
-        "-o",
-        out_dir6.to_str().unwrap(),
-        "lab:nfs42",
-        "lab:nfs4",
-    ]);
-    assert!(o.status.success(), "stream with fallocate: {}", stderr(&o));
-    let recs = records(&out_dir6);
-    let note = |t: &str| {
-        recs.iter()
-            .find(|r| r["target"] == t && r["op"] == "record")
-            .unwrap()["note"]
-            .as_str()
-            .unwrap_or("")
-            .to_string()
-    };
-    assert!(
-        !note("lab:nfs42").contains("fallocate unavailable"),
-        "{recs:?}"
+        &prealloc,
+        &["lab:nfs42", "lab:nfs4"],
     );
-    assert!(note("lab:nfs4").contains("NFSv4.2's ALLOCATE"), "{recs:?}");
+    let note = |i: usize| recs[i]["note"].as_str().unwrap_or("").to_string();
+    assert!(!note(0).contains("fallocate unavailable"), "{recs:?}");
+    assert!(note(1).contains("NFSv4.2's ALLOCATE"), "{recs:?}");
 }
 
 /// A server killed during a run: a clear error for its target, the other target runs to
@@ -1054,10 +1009,6 @@ fn run_until_first_record(
     child
 }
 
-/// The run of `run_until_first_record` after the server of the `dead` targets was killed:
-/// it exits 1, says in one line per target that it gave each up, keeps a failed record
-/// (a target whose failure came in removing its work files has none: that is not a
-/// measurement), and `alive` ran all 8 measurements.
 /// The run manifest's entry for target `name` of the run in `out_dir`.
 fn manifest_target(out_dir: &std::path::Path, name: &str) -> serde_json::Value {
     let manifest: serde_json::Value =
@@ -1071,6 +1022,44 @@ fn manifest_target(out_dir: &std::path::Path, name: &str) -> serde_json::Value {
         .clone()
 }
 
+/// One stream run (one stream of `size`, one repetition, the `extra` options) of `targets`
+/// into `out_dir`: its "record" row per target, in the order of `targets`.
+fn stream_records(
+    out_dir: &std::path::Path,
+    size: &str,
+    extra: &[&str],
+    targets: &[&str],
+) -> Vec<serde_json::Value> {
+    let mut args = vec![
+        "run",
+        "-w",
+        "stream",
+        "--streams",
+        "1",
+        "--stream-size",
+        size,
+    ];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["-n", "1", "-o", out_dir.to_str().unwrap()]);
+    args.extend_from_slice(targets);
+    let o = run(&args);
+    assert!(o.status.success(), "stream {extra:?}: {}", stderr(&o));
+    let recs = records(out_dir);
+    targets
+        .iter()
+        .map(|t| {
+            recs.iter()
+                .find(|r| r["target"] == *t && r["op"] == "record")
+                .unwrap_or_else(|| panic!("no record row for {t}: {recs:?}"))
+                .clone()
+        })
+        .collect()
+}
+
+/// The run of `run_until_first_record` after the server of the `dead` targets was killed:
+/// it exits 1, says in one line per target that it gave each up, keeps a failed record
+/// (a target whose failure came in removing its work files has none: that is not a
+/// measurement), and `alive` ran all 8 measurements.
 fn assert_gave_up(
     child: std::process::Child,
     out_dir: &std::path::Path,

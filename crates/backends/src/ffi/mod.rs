@@ -1,5 +1,6 @@
 //! The only code in this crate that needs `unsafe`: thin wrappers, each unsafe block with
-//! its SAFETY argument. `uring` hands io_uring its buffers; `malloc` tunes glibc's allocator; `libnfs`, `smbclient` and `gfapi` are hand-written declarations of the C
+//! its SAFETY argument. `uring` hands io_uring its buffers; `malloc` tunes glibc's
+//! allocator; `libnfs`, `smbclient` and `gfapi` are hand-written declarations of the C
 //! libraries' APIs (no bindgen, no libclang) with safe wrappers on top.
 
 #[allow(unsafe_code)]

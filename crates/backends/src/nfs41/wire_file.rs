@@ -398,6 +398,16 @@ struct Request {
     error: Option<io::Error>,
 }
 
+/// A piece on the wire: its connection and XID, and its place (slot, offset in the slot's
+/// buffer, length).
+struct Sent {
+    ch: usize,
+    xid: u32,
+    slot: usize,
+    at: usize,
+    n: usize,
+}
+
 /// Up to `depth` requests on one file in flight on its connections, each piece on a
 /// session slot of its own (on the connection with the fewest in flight); pieces beyond
 /// the slots wait their turn in `waiting`.
@@ -407,9 +417,8 @@ pub(super) struct WireQueue<'f> {
     requests: Vec<Option<Request>>,
     /// Pieces not yet sent: (slot, offset in the slot's buffer, length, file offset).
     waiting: VecDeque<(usize, usize, usize, u64)>,
-    /// Pieces on the wire, oldest first: connection, XID, slot, offset in the buffer,
-    /// length.
-    sent: Vec<(usize, u32, usize, usize, usize)>,
+    /// Pieces on the wire, oldest first.
+    sent: Vec<Sent>,
     done: VecDeque<(usize, io::Result<usize>)>,
 }
 
@@ -459,7 +468,13 @@ impl<'f> WireQueue<'f> {
                 }
             };
             let xid = ch.send(client, 2, piece, data)?;
-            self.sent.push((i, xid, slot, at, n));
+            self.sent.push(Sent {
+                ch: i,
+                xid,
+                slot,
+                at,
+                n,
+            });
         }
         Ok(())
     }
@@ -468,17 +483,17 @@ impl<'f> WireQueue<'f> {
     /// it to its request.
     fn receive_one(&mut self) -> io::Result<()> {
         let f = &mut *self.file;
-        let Some(&(i, ..)) = self.sent.first() else {
+        let Some(i) = self.sent.first().map(|s| s.ch) else {
             return Err(io::Error::other("no request on the wire"));
         };
         let Some(ch) = f.chs.get_mut(i).filter(|c| !c.broken) else {
             return Err(lost_earlier());
         };
         let (xid, reply) = ch.receive()?;
-        let Some(k) = self.sent.iter().position(|s| s.0 == i && s.1 == xid) else {
+        let Some(k) = self.sent.iter().position(|s| s.ch == i && s.xid == xid) else {
             return Err(io::Error::other(format!("a reply to XID {xid} not sent")));
         };
-        let (_, _, slot, at, n) = self.sent.remove(k);
+        let Sent { slot, at, n, .. } = self.sent.remove(k);
         let write = self.requests[slot].as_ref().is_some_and(|r| r.write);
         let result = reply.and_then(|mut r| {
             r.putfh()?;
