@@ -153,7 +153,10 @@ pub(super) struct Channel {
     waiting: Vec<(u32, u32)>,
     xid: u32,
     tx: Vec<u8>,
+    /// The last reply record is `rx[..rx_len]`. `rx` only grows (its bytes past `rx_len`
+    /// are stale), so a 1 MiB READ reply is not zero-filled before it is read into.
     rx: Vec<u8>,
+    rx_len: usize,
     /// Set when the connection can no longer be trusted (a send or receive failed).
     pub(super) broken: bool,
 }
@@ -456,6 +459,7 @@ impl Channel {
             xid: std::process::id().wrapping_mul(2_654_435_761),
             tx: Vec::with_capacity(512),
             rx: Vec::with_capacity(64 << 10),
+            rx_len: 0,
             broken: false,
         })
     }
@@ -582,23 +586,26 @@ impl Channel {
     }
 
     fn read_record_once(&mut self) -> io::Result<(u32, usize)> {
-        self.rx.clear();
+        self.rx_len = 0;
         loop {
             let mut mark = [0; 4];
             self.sock.read_exact(&mut mark)?;
             let mark = u32::from_be_bytes(mark);
             let len = (mark & 0x7fff_ffff) as usize;
-            if self.rx.len() + len > MAX_RECORD {
+            let (at, end) = (self.rx_len, self.rx_len + len);
+            if end > MAX_RECORD {
                 return Err(malformed("a record larger than 64 MiB"));
             }
-            let at = self.rx.len();
-            self.rx.resize(at + len, 0);
-            self.sock.read_exact(&mut self.rx[at..])?;
+            if self.rx.len() < end {
+                self.rx.resize(end, 0);
+            }
+            self.sock.read_exact(&mut self.rx[at..end])?;
+            self.rx_len = end;
             if mark & 0x8000_0000 != 0 {
                 break;
             }
         }
-        let mut d = Dec::new(&self.rx);
+        let mut d = Dec::new(&self.rx[..self.rx_len]);
         let xid = d.u32()?;
         if d.u32()? != 1 {
             return Err(malformed("not a reply"));
@@ -631,7 +638,7 @@ impl Channel {
 
     fn receive_raw(&mut self) -> io::Result<Dec<'_>> {
         let (_, at) = self.read_record()?;
-        Ok(Dec::new(&self.rx[at..]))
+        Ok(Dec::new(&self.rx[at..self.rx_len]))
     }
 
     /// Waits for the next reply to a request sent with `send` and frees its slot
@@ -643,7 +650,7 @@ impl Channel {
         Ok((
             xid,
             at.map(|at| Reply {
-                d: Dec::new(&self.rx[at..]),
+                d: Dec::new(&self.rx[at..self.rx_len]),
             }),
         ))
     }
@@ -659,7 +666,7 @@ impl Channel {
         };
         let (_, slot) = self.waiting.swap_remove(i);
         self.free.push(slot);
-        let mut d = Dec::new(&self.rx[at..]);
+        let mut d = Dec::new(&self.rx[at..self.rx_len]);
         if let Err(e) = op(&mut d, OP_SEQUENCE) {
             return Ok((xid, Err(e)));
         }
@@ -702,7 +709,7 @@ impl Channel {
             }
         };
         Ok(Reply {
-            d: Dec::new(&self.rx[at..]),
+            d: Dec::new(&self.rx[at..self.rx_len]),
         })
     }
 
@@ -928,6 +935,65 @@ pub(super) mod tests {
             s.write_all(b).unwrap();
             req
         })
+    }
+
+    /// A server answering each request with SEQUENCE, PUTFH and READ, the READ's result
+    /// (after its status) being the next of `reads`, as is: one record each.
+    fn read_replies_server(
+        listener: TcpListener,
+        reads: Vec<Vec<u8>>,
+    ) -> std::thread::JoinHandle<()> {
+        std::thread::spawn(move || {
+            let (mut s, _) = listener.accept().unwrap();
+            for read in reads {
+                let mut mark = [0; 4];
+                s.read_exact(&mut mark).unwrap();
+                let mut req = vec![0; (u32::from_be_bytes(mark) & 0x7fff_ffff) as usize];
+                s.read_exact(&mut req).unwrap();
+                let mut body = Vec::new();
+                let mut e = Enc(&mut body);
+                e.fixed(&req[..4]).u32(1).u32(0).u32(0).u32(0).u32(0);
+                e.u32(0)
+                    .u32(0)
+                    .u32(3)
+                    .u32(OP_SEQUENCE)
+                    .u32(0)
+                    .fixed(&[1; 16]);
+                e.u32(1).u32(0).u32(0).u32(0).u32(0);
+                e.u32(OP_PUTFH).u32(0).u32(OP_READ).u32(0).fixed(&read);
+                s.write_all(&(0x8000_0000 | body.len() as u32).to_be_bytes())
+                    .unwrap();
+                s.write_all(&body).unwrap();
+            }
+        })
+    }
+
+    #[test]
+    fn a_short_reply_after_a_long_one_is_read_alone() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let c = client(listener.local_addr().unwrap());
+        let mut long = Vec::new();
+        Enc(&mut long).u32(0).opaque(&[7; 8192]);
+        // eof, then a length of 5 and no data: the record ends where the data should be.
+        let mut cut = Vec::new();
+        Enc(&mut cut).u32(1).u32(5);
+        let server = read_replies_server(listener, vec![long, cut]);
+        let mut ch = channel(&c);
+        let read = |ch: &mut Channel| {
+            let mut r = ch.call(&c, 2, |e| {
+                args::putfh(e, b"fh");
+                args::read(e, &[0; 16], 8192, 0);
+            })?;
+            r.putfh()?;
+            r.read().map(|(data, _)| data.len())
+        };
+        assert_eq!(read(&mut ch).unwrap(), 8192);
+        let e = read(&mut ch).unwrap_err();
+        assert!(
+            e.to_string().contains("malformed"),
+            "the first reply's bytes were read as the second's: {e}"
+        );
+        server.join().unwrap();
     }
 
     #[test]
