@@ -74,15 +74,16 @@ fn lab_ganesha() -> nix::unistd::Pid {
     nix::unistd::Pid::from_raw(ganesha[0])
 }
 
-/// The load workload on lab targets: curves that step until a point is invalid (lab:nfs3
-/// in small steps, ten points or more; lab:smb in large ones, to keep the suite short),
+/// The load workload on lab targets: curves that step until a point is invalid,
 /// and a server paused for 100 ms (SIGSTOP of the lab's own Ganesha, every second of a
 /// point) that shows in p99 counted from the schedule but hardly from when requests were
 /// issued.
 fn load_curves_and_a_stall() {
     let scratch = shm_dir();
-    // Both curves in one run, taking turns point by point: over the 100 Mbit/s link each
-    // goes invalid near 2,000 requests/s (by hand: 13 points each, the 13th invalid).
+    // Both curves in one run, taking turns point by point. Where they go invalid is the
+    // machine's: over the 100 Mbit/s link near 2,000 requests/s on one machine of this kind
+    // (13 points each), near 950 on another (lab:nfs3's 6th point, 2026-11-28). So the test
+    // asks for a curve (valid points, then an invalid one), not for a number of steps.
     let out = scratch.path().join("curves");
     let o = run(&[
         "run",
@@ -118,7 +119,7 @@ fn load_curves_and_a_stall() {
                 r["load_point"], r["requested_ops_s"], r["ops_per_s"], r["lat_p99_us"], r["note"]
             );
         }
-        assert!(points.len() >= 10, "{t}: {} load points", points.len());
+        assert!(points.len() >= 3, "{t}: {} load points", points.len());
         let first = points[0];
         let kept =
             first["ops_per_s"].as_f64().unwrap() / first["requested_ops_s"].as_f64().unwrap();
@@ -130,6 +131,12 @@ fn load_curves_and_a_stall() {
             false,
             "{t}: no invalid point in {} points",
             points.len()
+        );
+        assert!(
+            points[..points.len() - 1]
+                .iter()
+                .all(|p| p["valid"] == true),
+            "{t}: the curve went on past an invalid point"
         );
         assert!(first["server_cpu_s"].as_f64().is_some(), "{first}");
     }
