@@ -1037,21 +1037,7 @@ fn stream_records(
     extra: &[&str],
     targets: &[&str],
 ) -> Vec<serde_json::Value> {
-    let mut args = vec![
-        "run",
-        "-w",
-        "stream",
-        "--streams",
-        "1",
-        "--stream-size",
-        size,
-    ];
-    args.extend_from_slice(extra);
-    args.extend_from_slice(&["-n", "1", "-o", out_dir.to_str().unwrap()]);
-    args.extend_from_slice(targets);
-    let o = run(&args);
-    assert!(o.status.success(), "stream {extra:?}: {}", stderr(&o));
-    let recs = records(out_dir);
+    let recs = stream_run(out_dir, size, "1", extra, targets);
     targets
         .iter()
         .map(|t| {

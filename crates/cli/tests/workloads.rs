@@ -370,25 +370,7 @@ fn ext4_sysfs(dir: &str) -> String {
 /// Records and plays back one stream with the Windows hints on each target; returns the
 /// aggregate records per target.
 fn hinted_streams(targets: &[&str], out: &std::path::Path) -> Vec<Value> {
-    let mut args = vec![
-        "run",
-        "-w",
-        "stream",
-        "--streams",
-        "1",
-        "--stream-size",
-        "128m",
-        "--prealloc-hints",
-        "windows",
-        "-n",
-        "3",
-        "-o",
-        out.to_str().unwrap(),
-    ];
-    args.extend_from_slice(targets);
-    let o = run(&args);
-    ok(&o);
-    records(out)
+    stream_run(out, "128m", "3", &["--prealloc-hints", "windows"], targets)
 }
 
 #[test]

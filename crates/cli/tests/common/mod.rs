@@ -40,6 +40,37 @@ pub fn records(out: &Path) -> Vec<Value> {
         .collect()
 }
 
+/// One stream run of `targets` into `out`: one stream of `size`, `reps` repetitions, the
+/// `extra` options. Asserts it succeeded; returns its records.
+pub fn stream_run(
+    out: &Path,
+    size: &str,
+    reps: &str,
+    extra: &[&str],
+    targets: &[&str],
+) -> Vec<Value> {
+    let mut args = vec![
+        "run",
+        "-w",
+        "stream",
+        "--streams",
+        "1",
+        "--stream-size",
+        size,
+    ];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["-n", reps, "-o", out.to_str().unwrap()]);
+    args.extend_from_slice(targets);
+    let o = run(&args);
+    assert!(
+        o.status.success(),
+        "stream {extra:?}: exit {:?}: {}",
+        o.status.code(),
+        stderr(&o)
+    );
+    records(out)
+}
+
 /// Asserts a matrix record moved its whole file in each of its passes (a sample of
 /// `--min-sample-time` holds one or more).
 pub fn assert_whole_file_per_pass(r: &Value) {
