@@ -104,6 +104,10 @@ pub enum Scope {
 pub const DISTURBED_STEAL_PCT: f64 = 10.0;
 /// Other processes' CPU time, in percent of one CPU, above which a measurement is disturbed.
 pub const DISTURBED_OTHERS_PCT: f64 = 25.0;
+/// What a difference of two /proc/stat readings can be off by, whatever happened: its
+/// counters are in ticks of 10 ms (USER_HZ), each category rounded on its own. Stolen and
+/// others' time count against the thresholds only beyond it.
+pub const PROC_STAT_ROUNDING_S: f64 = 0.02;
 
 /// Why `--reps auto` took no more samples of a cell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -209,6 +213,11 @@ pub struct Record {
     pub others_cpu_s: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steal_s: Option<f64>,
+    /// The wall time over which `others_cpu_s` and `steal_s` were counted: the sample's
+    /// span, from its first pass's start to its last one's end (other operations' passes
+    /// of the same rounds, set-up and close included), so longer than `seconds`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine_s: Option<f64>,
     /// CPU of the target's server processes during the measurement (lab servers only):
     /// seconds, and percent of the measurement's wall time (of one core).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -329,15 +338,18 @@ impl Record {
     /// else operations per second (the metadata tests that move none).
     /// Disturbed by others: stolen time above 10% of one CPU, or others' CPU above 25% of
     /// one CPU, over the measurement (docs/statistics.md).
+    /// Both beyond /proc/stat's rounding, over the span they were counted on.
     pub fn disturbed(&self) -> bool {
-        if self.seconds <= 0.0 {
-            return false;
-        }
-        let share = |s: f64| s / self.seconds * 100.0;
-        self.steal_s.is_some_and(|s| share(s) > DISTURBED_STEAL_PCT)
-            || self
-                .others_cpu_s
-                .is_some_and(|s| share(s) > DISTURBED_OTHERS_PCT)
+        let beyond = |s: Option<f64>| s.map(|s| (s - PROC_STAT_ROUNDING_S).max(0.0));
+        let share = |s: Option<f64>| self.machine_share_pct(beyond(s)).unwrap_or(0.0);
+        share(self.steal_s) > DISTURBED_STEAL_PCT || share(self.others_cpu_s) > DISTURBED_OTHERS_PCT
+    }
+
+    /// `cpu_s` (stolen or others' time) in percent of one CPU over the span it was counted
+    /// on (`machine_s`; `seconds` in records older than it).
+    pub fn machine_share_pct(&self, cpu_s: Option<f64>) -> Option<f64> {
+        let span = self.machine_s.unwrap_or(self.seconds);
+        cpu_s.filter(|_| span > 0.0).map(|s| s / span * 100.0)
     }
 
     pub fn figure(&self) -> f64 {
@@ -355,6 +367,7 @@ impl Record {
         if let Some(m) = process.machine {
             self.others_cpu_s = Some((m.busy_s - process.total_s - measured_elsewhere_s).max(0.0));
             self.steal_s = Some(m.steal_s);
+            self.machine_s = Some(process.wall_s);
         }
     }
 
@@ -414,6 +427,7 @@ impl Default for Record {
             reps_stop: None,
             others_cpu_s: None,
             steal_s: None,
+            machine_s: None,
             include_close: false,
             include_fsync: false,
             direct: false,
@@ -556,6 +570,33 @@ pub(crate) fn sample_record() -> Record {
 mod tests {
     use super::*;
     use std::fs::OpenOptions;
+
+    /// The flag judges the machine over the span it was counted on and only beyond
+    /// /proc/stat's rounding: one CPU busy beside a sample is caught, a tick is not.
+    #[test]
+    fn disturbed_is_judged_over_the_span_beyond_rounding() {
+        let r = |seconds: f64, span: Option<f64>, others: f64, steal: f64| Record {
+            seconds,
+            machine_s: span,
+            others_cpu_s: Some(others),
+            steal_s: Some(steal),
+            ..sample_record()
+        };
+        // Two ticks of rounding over a 10 ms sample: 200% of a CPU taken at face value.
+        assert!(!r(0.01, Some(0.013), 0.02, 0.0).disturbed());
+        // One busy CPU over a 130 ms span of a 100 ms sample.
+        let busy = r(0.1, Some(0.13), 0.13, 0.0);
+        assert!(busy.disturbed());
+        assert_eq!(busy.machine_share_pct(busy.others_cpu_s), Some(100.0));
+        // 30 ms of others over 130 ms: 23% before rounding, 8% beyond it.
+        assert!(!r(0.1, Some(0.13), 0.03, 0.0).disturbed());
+        // Steal: 10 ms beyond rounding over 100 ms is 10%, not above it; 20 ms is.
+        assert!(!r(0.1, Some(0.1), 0.0, 0.03).disturbed());
+        assert!(r(0.1, Some(0.1), 0.0, 0.04).disturbed());
+        // Records older than `machine_s` are judged over `seconds`.
+        assert!(r(0.1, None, 0.05, 0.0).disturbed());
+        assert!(!r(0.0, None, 1.0, 1.0).disturbed());
+    }
 
     #[test]
     fn workload_and_cache_keep_their_json_names() {

@@ -8,7 +8,7 @@ use sharebench_core::record::Record;
 use std::io;
 
 /// The CSV columns, in order: the tidy, one-row-per-record view of the schema.
-pub const CSV_COLUMNS: [&str; 66] = [
+pub const CSV_COLUMNS: [&str; 67] = [
     "run_id",
     "target",
     "backend",
@@ -66,6 +66,7 @@ pub const CSV_COLUMNS: [&str; 66] = [
     "reps_stop",
     "others_cpu_s",
     "steal_s",
+    "machine_s",
     "disk_writes",
     "disk_write_bytes",
     "disk_flushes",
@@ -154,6 +155,7 @@ pub fn render(records: &[Record]) -> io::Result<Vec<u8>> {
                 .unwrap_or_default(),
             opt(r.others_cpu_s),
             opt(r.steal_s),
+            opt(r.machine_s),
             optu(r.disk_writes),
             optu(r.disk_write_bytes),
             optu(r.disk_flushes),

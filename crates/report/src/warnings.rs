@@ -216,7 +216,7 @@ fn disturbed(labels: &[String], records: &[Record]) -> Vec<Warning> {
             .filter(|r| &r.target == label && r.status == Status::Ok && r.others_cpu_s.is_some())
             .collect();
         let hit: Vec<&&Record> = ok.iter().filter(|r| r.disturbed()).collect();
-        let share = |r: &Record, s: Option<f64>| s.unwrap_or(0.0) / r.seconds * 100.0;
+        let share = |r: &Record, s: Option<f64>| r.machine_share_pct(s).unwrap_or(0.0);
         let Some(worst) = hit.iter().max_by(|a, b| {
             let load = |r: &Record| share(r, r.steal_s) + share(r, r.others_cpu_s);
             load(a).total_cmp(&load(b))

@@ -470,6 +470,19 @@ struct Taken {
     server_s: f64,
     fuse_s: f64,
     disk: Option<DiskIo>,
+    /// What was counted just before the sample's first round and just after its last:
+    /// the span over which the rest of the machine's CPU is judged (`over_span`).
+    span_from: Readings,
+    span_to: Readings,
+}
+
+/// This process's and the machine's CPU, and the lab servers' and FUSE daemon's CPU
+/// seconds so far, at one moment.
+#[derive(Clone, Copy)]
+struct Readings {
+    cpu: CpuSnapshot,
+    server_s: f64,
+    fuse_s: f64,
 }
 
 impl Taken {
@@ -494,6 +507,17 @@ impl Taken {
         self.server_s += next.server_s;
         self.fuse_s += next.fuse_s;
         self.disk = self.disk.zip(next.disk).map(|(a, b)| a.add(&b));
+        self.span_to = next.span_to;
+    }
+
+    /// This process's and the machine's CPU over the sample's whole span, from before its
+    /// first round to after its last (other operations' passes in between included), and
+    /// what the lab's servers and FUSE daemon used meanwhile. One pair of /proc/stat
+    /// readings a sample, so its rounding is counted once, not once per pass.
+    fn over_span(&self) -> (CpuUsage, f64) {
+        let (from, to) = (&self.span_from, &self.span_to);
+        let elsewhere = (to.server_s - from.server_s).max(0.0) + (to.fuse_s - from.fuse_s).max(0.0);
+        (to.cpu.since(&from.cpu), elsewhere)
     }
 
     /// From the first worker's start to the last one's return, in seconds since the
@@ -519,7 +543,8 @@ impl Taken {
             if !ctx.target.fuse.is_empty() {
                 r.add_fuse_cpu(fuse_s);
             }
-            r.set_machine(&self.parent_cpu, server_s + fuse_s);
+            let (span_cpu, elsewhere_s) = self.over_span();
+            r.set_machine(&span_cpu, elsewhere_s);
             r.set_disk(self.disk);
             return vec![r];
         }
@@ -623,6 +648,16 @@ fn take(
         server_s: (server1 - server0).max(0.0),
         fuse_s: (fuse1 - fuse0).max(0.0),
         disk: disk1.zip(disk0).map(|(now, then)| now.since(&then)),
+        span_from: Readings {
+            cpu: cpu0,
+            server_s: server0,
+            fuse_s: fuse0,
+        },
+        span_to: Readings {
+            cpu: cpu1,
+            server_s: server1,
+            fuse_s: fuse1,
+        },
     })
 }
 
@@ -678,7 +713,8 @@ fn throughput_records(ctx: &Context, op: Op, t: &Taken, files: &[String]) -> Vec
     if !ctx.target.fuse.is_empty() {
         agg.add_fuse_cpu(fuse_s);
     }
-    agg.set_machine(parent_cpu, server_s + fuse_s);
+    let (span_cpu, elsewhere_s) = t.over_span();
+    agg.set_machine(&span_cpu, elsewhere_s);
     agg.set_disk(*disk);
     if let Some((w, o)) = outcomes
         .iter()
