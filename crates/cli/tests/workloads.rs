@@ -247,24 +247,13 @@ fn stream_at_a_bit_rate_and_without_fiemap_on_tmpfs() {
 
     // A bit rate that cannot be sustained is a finding, not a failure.
     let out = t.path().join("fast");
-    let o = run(&[
-        "run",
-        "-w",
-        "stream",
-        "--streams",
-        "1",
-        "--stream-size",
+    let recs = stream_run(
+        &out,
         "64m",
-        "--bitrate",
-        "900gbit",
-        "-n",
         "1",
-        "-o",
-        out.to_str().unwrap(),
-        target.to_str().unwrap(),
-    ]);
-    ok(&o);
-    let recs = records(&out);
+        &["--bitrate", "900gbit"],
+        &[target.to_str().unwrap()],
+    );
     assert!(recs[0]["note"]
         .as_str()
         .unwrap()
