@@ -57,10 +57,10 @@ impl Default for UpOptions {
 /// The marker that makes the lab directory the lab's own.
 const MARKER: &str = ".sharebench-lab";
 
-/// How long `down` lets each server stop on SIGTERM before SIGKILL. Samba, glusterd and
-/// sshd exit within 0.2 s; Ganesha spends 4-10 s tearing down its Gluster exports
-/// (gfapi's teardown), which nothing needs once the lab's data is about to be removed.
-const SERVER_GRACE: Duration = Duration::from_secs(2);
+/// How long `down` lets the servers stop on SIGTERM (all at once) before SIGKILL. Samba,
+/// glusterd and sshd exit within 0.2 s; Ganesha spends 4-10 s tearing down its Gluster
+/// exports (gfapi's teardown), which nothing needs: the lab's data is about to be removed.
+const SERVER_GRACE: Duration = Duration::from_millis(500);
 
 /// Tools the lab needs, with the Debian package that has each.
 const TOOLS: [(&str, &str); 12] = [
@@ -410,7 +410,8 @@ pub fn down() -> Result<DownReport> {
             }
         }
     }
-    // 1. Servers, newest first, by their recorded process groups.
+    // 1. Servers, all at once, by their recorded process groups.
+    let mut servers = Vec::new();
     for r in resources.iter().rev() {
         if let Resource::Process {
             name,
@@ -418,10 +419,11 @@ pub fn down() -> Result<DownReport> {
             start_time,
         } = r
         {
-            proc::stop_group(*pid, *start_time, SERVER_GRACE);
+            servers.push((*pid, *start_time));
             report.removed.push(format!("process {name} (pid {pid})"));
         }
     }
+    proc::stop_groups(&servers, SERVER_GRACE);
     // 2. Anything else still inside the lab's namespaces (brick daemons, a restarted
     //    server's helpers): each PID is signalled itself, and the namespaces must be empty
     //    before unmounting, since a live process may hold a copy of a mount in a private

@@ -42,10 +42,15 @@ fn pgrp(pid: i32) -> Option<i32> {
 
 /// Every live process in process group `pgid`.
 pub fn group_members(pgid: i32) -> Vec<i32> {
+    groups_members(&[pgid])
+}
+
+/// The processes of any of the groups `pgids`, in one pass over /proc.
+fn groups_members(pgids: &[i32]) -> Vec<i32> {
     std::fs::read_dir("/proc")
         .map(|d| {
             d.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
-                .filter(|&pid| pgrp(pid) == Some(pgid))
+                .filter(|&pid| pgrp(pid).is_some_and(|g| pgids.contains(&g)))
                 .collect()
         })
         .unwrap_or_default()
@@ -129,20 +134,31 @@ fn is_zombie(pid: i32) -> bool {
 /// leader is gone or is another process (reused PID) is signalled only through members
 /// that still carry the recorded group id.
 pub fn stop_group(pid: i32, start: u64, grace: Duration) {
-    let leader_ok = start_time(pid).map(|s| s == start).unwrap_or(true);
-    if !leader_ok && pgrp(pid) == Some(pid) {
-        // The PID was reused by a process that leads its own group: not ours.
-        return;
-    }
+    stop_groups(&[(pid, start)], grace);
+}
+
+/// `stop_group` for several groups at once: all get SIGTERM together and share one
+/// `grace`, so a slow one (Ganesha's teardown) does not add to the others' time.
+pub fn stop_groups(groups: &[(i32, u64)], grace: Duration) {
+    let ours: Vec<i32> = groups
+        .iter()
+        .filter(|&&(pid, start)| {
+            let leader_ok = start_time(pid).map(|s| s == start).unwrap_or(true);
+            // A reused PID that leads its own group is not ours.
+            leader_ok || pgrp(pid) != Some(pid)
+        })
+        .map(|&(pid, _)| pid)
+        .collect();
+    let members = || groups_members(&ours);
     let signal_all = |sig: Signal| {
-        for m in group_members(pid) {
+        for m in members() {
             let _ = kill(Pid::from_raw(m), sig);
         }
     };
     signal_all(Signal::SIGTERM);
     let t = Instant::now();
     while t.elapsed() < grace {
-        if group_members(pid).iter().all(|&m| is_zombie(m)) {
+        if members().iter().all(|&m| is_zombie(m)) {
             return;
         }
         std::thread::sleep(Duration::from_millis(100));
