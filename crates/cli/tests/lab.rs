@@ -84,30 +84,47 @@ fn load_curves_and_a_stall() {
     // machine's: over the 100 Mbit/s link near 2,000 requests/s on one machine of this kind,
     // near 950-1,550 on another (2026-11-28; the 6th point of 250 requests/s each). So the
     // test asks for a curve (valid points, then an invalid one), not for a number of steps.
-    let out = scratch.path().join("curves");
-    let o = run(&[
-        "run",
-        "-w",
-        "load",
-        "--mix",
-        "build",
-        "--rate-start",
-        "200",
-        "--rate-step",
-        "250",
-        "--points",
-        "40",
-        "--point-time",
-        "1.5s",
-        "-n",
-        "1",
-        "-o",
-        out.to_str().unwrap(),
-        "lab:nfs3",
-        "lab:smb",
-    ]);
-    assert!(o.status.success(), "load: {}", stderr(&o));
-    let recs = records(&out);
+    let curves = |attempt: u32| {
+        let out = scratch.path().join(format!("curves-{attempt}"));
+        let o = run(&[
+            "run",
+            "-w",
+            "load",
+            "--mix",
+            "build",
+            "--rate-start",
+            "200",
+            "--rate-step",
+            "250",
+            "--points",
+            "40",
+            "--point-time",
+            "1.5s",
+            "-n",
+            "1",
+            "-o",
+            out.to_str().unwrap(),
+            "lab:nfs3",
+            "lab:smb",
+        ]);
+        assert!(o.status.success(), "load: {}", stderr(&o));
+        records(&out)
+    };
+    // A stall of a second at the lightest point ends a curve before it starts (seen once,
+    // in CI right after the build: lab:nfs3's p99 1.7 s at 200 requests/s, against 3-45
+    // ms in every other run). Then the curves are measured once more, and only once; the
+    // stalled record is printed with its machine and server CPU figures.
+    let lightest_invalid = |recs: &[serde_json::Value]| {
+        recs.iter()
+            .filter(|r| r["op"] == "load" && r["load_point"] == 0 && r["valid"] != true)
+            .inspect(|r| eprintln!("lightest point invalid, measuring again: {r}"))
+            .count()
+            > 0
+    };
+    let mut recs = curves(1);
+    if lightest_invalid(&recs) {
+        recs = curves(2);
+    }
     for t in ["lab:nfs3", "lab:smb"] {
         let points: Vec<&serde_json::Value> = recs
             .iter()
