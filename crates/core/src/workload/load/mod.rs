@@ -366,7 +366,9 @@ mod tests {
         assert!(due.lat_p99_us > 50_000.0, "p99 from the schedule {due:?}");
         // About 100 requests held up by 50 ms on average: 5 ms a request over 1,000.
         assert!(due.lat_mean_us > 3_000.0, "mean from the schedule {due:?}");
-        assert!(issued.lat_p99_us < 5_000.0, "p99 from issue {issued:?}");
+        // Under 20 ms, not the sub-millisecond it is when the machine is quiet: unit tests
+        // share two cores, and a stall counted from the schedule puts p99 near 90 ms.
+        assert!(issued.lat_p99_us < 20_000.0, "p99 from issue {issued:?}");
         assert!(issued.lat_max_us >= 100_000.0, "{issued:?}");
     }
 
@@ -383,7 +385,9 @@ mod tests {
         outs.iter().for_each(|o| due.merge(&o.latency));
         let due = due.summary();
         assert!(due.lat_max_us >= 100_000.0, "the slow request {due:?}");
-        assert!(due.lat_p99_us < 5_000.0, "p99 from the schedule {due:?}");
+        // One lane alone would make the ~100 requests due in the stall late by up to 100
+        // ms (p99 near 90 ms); 20 ms leaves room for two busy cores (5.6 ms seen in CI).
+        assert!(due.lat_p99_us < 20_000.0, "p99 from the schedule {due:?}");
         // Both lanes took requests: the second one went on alone through the pause.
         assert!(
             outs.iter().all(|o| o.done >= 100),
