@@ -192,3 +192,60 @@ pub fn stop_pids(pids: &[i32], grace: Duration, remaining: impl Fn() -> Vec<i32>
     }
     false
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::process::ExitStatusExt;
+
+    /// A shell in a process group of its own, with a `sleep` child; both ignore SIGTERM
+    /// when `deaf` (an ignored signal stays ignored across exec).
+    fn group(deaf: bool) -> std::process::Child {
+        let script = if deaf {
+            "trap '' TERM; sleep 30"
+        } else {
+            "sleep 30"
+        };
+        Command::new("sh")
+            .args(["-c", script])
+            .process_group(0)
+            .spawn()
+            .expect("sh")
+    }
+
+    #[test]
+    fn groups_stop_together_and_a_reused_pid_is_left_alone() {
+        let (mut deaf, mut plain, mut other) = (group(true), group(false), group(false));
+        // Let each shell start its sleep and set its trap.
+        std::thread::sleep(Duration::from_millis(200));
+        let id = |c: &std::process::Child| c.id() as i32;
+        let start = |c: &std::process::Child| start_time(id(c)).expect("start time");
+        // `other` is recorded with a start time that is not its own: a reused PID.
+        stop_groups(
+            &[
+                (id(&deaf), start(&deaf)),
+                (id(&plain), start(&plain)),
+                (id(&other), start(&other) + 1),
+            ],
+            Duration::from_millis(300),
+        );
+        assert_eq!(deaf.wait().unwrap().signal(), Some(Signal::SIGKILL as i32));
+        assert_eq!(plain.wait().unwrap().signal(), Some(Signal::SIGTERM as i32));
+        assert_eq!(
+            other.try_wait().unwrap(),
+            None,
+            "a reused PID was signalled"
+        );
+        for m in group_members(id(&other)) {
+            let _ = kill(Pid::from_raw(m), Signal::SIGKILL);
+        }
+        other.wait().unwrap();
+        // The sleeps of the two stopped groups are gone too.
+        for g in [id(&deaf), id(&plain)] {
+            assert!(
+                group_members(g).iter().all(|&m| is_zombie(m)),
+                "group {g} left"
+            );
+        }
+    }
+}
