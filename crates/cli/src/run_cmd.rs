@@ -6,8 +6,8 @@ use crate::session::{self, SessionSpec};
 use clap::{Args, ValueEnum};
 use sharebench_core::op::{parse_op_list, Op};
 use sharebench_core::plan::{
-    self, AutoReps, CachePolicy, LoadParams, MetadataParams, Plan, Prealloc, PreallocHints,
-    SmallfilesParams, StreamParams, Timing, Workload,
+    self, AutoReps, CachePolicy, CpuIdle, LoadParams, MetadataParams, Plan, Prealloc,
+    PreallocHints, SmallfilesParams, StreamParams, Timing, Workload,
 };
 use sharebench_core::record::Record;
 use sharebench_core::size::{parse_size, parse_size_list, BareUnit};
@@ -114,13 +114,20 @@ pub struct RunArgs {
     #[arg(long, value_name = "LIST", value_parser = crate::placement::parse_cpus)]
     pub cpus: Option<crate::placement::CpuList>,
 
-    /// Keep idle CPUs polling instead of halting while the run measures: holds a CPU-latency
-    /// request of 0 µs (/dev/cpu_dma_latency, root only), which the kernel drops when
+    /// Keep idle CPUs polling instead of halting while the run measures, or refuse to run.
+    /// The default does so where permitted (root) and says so where not: it holds a
+    /// CPU-latency request of 0 µs (/dev/cpu_dma_latency), which the kernel drops when
     /// sharebench exits. On a virtual machine a halted CPU takes tens of microseconds or
     /// more to wake, and the lab's clients and servers wake each other for every request
-    /// (in the lab, depth-1 requests ran 1.4-2.9x as fast with it: docs/lab.md)
-    #[arg(long)]
+    /// (in the lab, depth-1 requests ran 1.4-2.9x as fast with it: docs/lab.md; on tmpfs,
+    /// figures repeat closer from run to run: docs/statistics.md)
+    #[arg(long, conflicts_with = "let_cpus_idle")]
     pub keep_cpus_awake: bool,
+
+    /// Let idle CPUs halt as the kernel sees fit while the run measures (the machine's own
+    /// behaviour, as IOzone and fio run), instead of keeping them polling
+    #[arg(long)]
+    pub let_cpus_idle: bool,
 
     /// Include close() in the timed interval (IOzone -c)
     #[arg(long)]
@@ -593,6 +600,17 @@ pub(crate) fn parse_percent(text: &str) -> Result<f64, String> {
 /// Repetitions of a load curve when not told.
 const LOAD_REPS: u32 = 3;
 
+/// What the run asks of idle CPUs: polling where permitted unless told.
+fn cpu_idle_of(a: &RunArgs) -> CpuIdle {
+    if a.keep_cpus_awake {
+        CpuIdle::Poll
+    } else if a.let_cpus_idle {
+        CpuIdle::Halt
+    } else {
+        CpuIdle::PollIfPermitted
+    }
+}
+
 /// The plan's sample count and `--reps auto` rule.
 fn reps_of(a: &RunArgs) -> (u32, Option<AutoReps>) {
     // A load curve is many points, each its own figure: the curve is repeated a fixed
@@ -626,7 +644,7 @@ pub fn build_plan(a: &RunArgs) -> CliResult<Plan> {
             reps,
             auto_reps,
             cpus: a.cpus.as_ref().map(|c| c.0.clone()),
-            keep_cpus_awake: a.keep_cpus_awake,
+            cpu_idle: cpu_idle_of(a),
             cache: match a.cache {
                 CacheArg::Keep => CachePolicy::Keep,
                 _ => CachePolicy::Drop,
@@ -680,7 +698,7 @@ pub fn build_plan(a: &RunArgs) -> CliResult<Plan> {
         reps,
         auto_reps,
         cpus: a.cpus.as_ref().map(|c| c.0.clone()),
-        keep_cpus_awake: a.keep_cpus_awake,
+        cpu_idle: cpu_idle_of(a),
         timing: Timing {
             include_close: a.include_close,
             include_fsync: a.include_fsync,

@@ -439,7 +439,38 @@ fn cpus_are_recorded_in_the_plan() {
     assert!(o.status.success(), "{}", stderr(&o));
     let run = run.unwrap();
     assert_eq!(run["plan"]["cpus"], serde_json::json!([0]), "{run}");
+}
+
+/// By default idle CPUs poll where the run may ask for it (root) and the plan says so;
+/// where it may not, the run goes on with a one-line note. `--let-cpus-idle` asks nothing
+/// and says nothing; with `--keep-cpus-awake` too it is refused in one line.
+#[test]
+fn idle_cpus_poll_by_default_where_permitted() {
+    let (o, run) = null_write_with(&[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let awake = run.unwrap()["plan"].get("keep_cpus_awake").cloned();
+    let note = stderr(&o)
+        .lines()
+        .filter(|l| l.contains("note: idle CPUs may halt"))
+        .count();
+    if nix_is_root() {
+        assert_eq!(awake, Some(serde_json::json!(true)));
+        assert_eq!(note, 0, "{}", stderr(&o));
+    } else {
+        assert_eq!(awake, None);
+        assert_eq!(note, 1, "{}", stderr(&o));
+    }
+
+    let (o, run) = null_write_with(&["--let-cpus-idle"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("idle CPUs"), "{}", stderr(&o));
+    let run = run.unwrap();
     assert!(run["plan"].get("keep_cpus_awake").is_none(), "{run}");
+
+    let (o, run) = null_write_with(&["--let-cpus-idle", "--keep-cpus-awake"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(run.is_none());
+    assert!(stderr(&o).contains("--let-cpus-idle"), "{}", stderr(&o));
 }
 
 /// --keep-cpus-awake holds its request for the run and says so in the plan; without root

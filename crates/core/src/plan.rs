@@ -388,6 +388,19 @@ impl LoadParams {
     }
 }
 
+/// What a run asks of idle CPUs while it measures.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CpuIdle {
+    /// They halt as the kernel sees fit (`--let-cpus-idle`; IOzone's terms).
+    #[default]
+    Halt,
+    /// They poll; a run that cannot ask for it is refused (`--keep-cpus-awake`).
+    Poll,
+    /// They poll where this process may ask for it (root), and halt otherwise, with a
+    /// note (`run`'s default).
+    PollIfPermitted,
+}
+
 /// A whole run, for every target.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
@@ -428,8 +441,13 @@ pub struct Plan {
     /// puts them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpus: Option<Vec<usize>>,
-    /// Idle CPUs poll instead of halting while the run measures (`--keep-cpus-awake`: a
-    /// CPU-latency request of 0 µs held open; docs/lab.md says why).
+    /// Whether idle CPUs are to poll instead of halting while the run measures (a
+    /// CPU-latency request of 0 µs held open; docs/lab.md says why). What happened is
+    /// `keep_cpus_awake`; this, the asking, is not recorded.
+    #[serde(skip)]
+    pub cpu_idle: CpuIdle,
+    /// Recorded: idle CPUs polled instead of halting while the run measured (the request
+    /// `cpu_idle` asked for was held).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub keep_cpus_awake: bool,
     /// Tests already measured by an earlier, interrupted attempt (a study's `--resume`):
@@ -511,6 +529,7 @@ impl Default for Plan {
             min_sample_s: 0.0,
             auto_reps: None,
             cpus: None,
+            cpu_idle: CpuIdle::Halt,
             keep_cpus_awake: false,
             done: Default::default(),
             client_cache: None,

@@ -81,12 +81,12 @@ pub fn rank_hosts(hosts: &[sharebench_core::manifest::Host]) -> Option<String> {
     })
 }
 
-/// Whether the run kept idle CPUs polling (`run --keep-cpus-awake`).
+/// Whether the run kept idle CPUs polling (`run`'s default as root, `--keep-cpus-awake`).
 fn idle_cpus(m: &sharebench_core::manifest::Manifest, _: &str) -> String {
     if m.plan.keep_cpus_awake {
-        "kept polling (--keep-cpus-awake)".into()
+        "kept polling".into()
     } else {
-        "the kernel's choice".into()
+        "the kernel's choice (halting)".into()
     }
 }
 

@@ -1,4 +1,5 @@
-//! `--keep-cpus-awake`: idle CPUs poll instead of halting while a run measures.
+//! Idle CPUs poll instead of halting while a run measures: `run`'s default where it may
+//! (root), `--keep-cpus-awake` to insist, `--let-cpus-idle` to leave them be.
 //!
 //! Holds a CPU-latency request of 0 µs through the kernel's PM QoS device,
 //! `/dev/cpu_dma_latency`, as tuned's latency-performance profile and cyclictest do: while
@@ -9,6 +10,7 @@
 //! (docs/lab.md).
 //! Not: CPU frequency, or any setting that stays after the run.
 
+use sharebench_core::plan::CpuIdle;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
@@ -23,19 +25,35 @@ pub struct CpusAwake {
 }
 
 impl CpusAwake {
-    /// Asks for 0 µs of wake-up latency; the error says why it cannot (most often: not
-    /// root).
+    /// Holds the request as `idle` asks: never, always (the error, one line, says why it
+    /// cannot: most often not root), or where permitted, with a note on stderr where not.
+    pub fn as_asked(idle: CpuIdle) -> Result<Option<Self>, String> {
+        match idle {
+            CpuIdle::Halt => Ok(None),
+            CpuIdle::Poll => Self::hold()
+                .map(Some)
+                .map_err(|e| format!("--keep-cpus-awake: {e}")),
+            CpuIdle::PollIfPermitted => Ok(Self::hold()
+                .map_err(|e| {
+                    eprintln!(
+                        "sharebench: note: idle CPUs may halt while this run measures ({e}); \
+                         --let-cpus-idle says that is meant"
+                    )
+                })
+                .ok()),
+        }
+    }
+
+    /// Asks for 0 µs of wake-up latency; the error says why it cannot.
     pub fn hold() -> Result<Self, String> {
-        let why = |e: io::Error| format!("--keep-cpus-awake: {DEVICE}: {e}");
+        let why = |e: io::Error| format!("{DEVICE}: {e}");
         let mut device = OpenOptions::new()
             .write(true)
             .custom_flags(nix::libc::O_NOFOLLOW)
             .open(DEVICE)
             .map_err(why)?;
         if !device.metadata().map_err(why)?.file_type().is_char_device() {
-            return Err(format!(
-                "--keep-cpus-awake: {DEVICE} is not the kernel's device"
-            ));
+            return Err(format!("{DEVICE} is not the kernel's device"));
         }
         device.write_all(&0i32.to_ne_bytes()).map_err(why)?;
         Ok(CpusAwake { _device: device })

@@ -674,12 +674,7 @@ fn leave_targets(plan: &Plan, targets: &[Target]) {
 pub fn execute(spec: SessionSpec, on_record: &mut dyn FnMut(&Record)) -> CliResult<SessionResult> {
     check_spec(&spec)?;
     // Held until this returns; the kernel drops the request when it closes.
-    let _awake = spec
-        .plan
-        .keep_cpus_awake
-        .then(crate::awake::CpusAwake::hold)
-        .transpose()
-        .map_err(CliError::usage)?;
+    let awake = crate::awake::CpusAwake::as_asked(spec.plan.cpu_idle).map_err(CliError::usage)?;
     let ranks: &dyn Ranks = match spec.cluster {
         Some(c) => c,
         None => &Solo,
@@ -690,6 +685,7 @@ pub fn execute(spec: SessionSpec, on_record: &mut dyn FnMut(&Record)) -> CliResu
     install_ctrlc();
     remember_left_behind(&targets);
     let mut manifest = start_manifest(&spec, &run_id, &targets)?;
+    manifest.plan.keep_cpus_awake = awake.is_some();
     let out_path = out_dir
         .as_ref()
         .map(|d| d.path().to_path_buf())
