@@ -468,6 +468,34 @@ if want mpi; then mpi_bench; fi
 # 64k and 1m records for write/rewrite/read/reread give medians whose CV across REPRO_RUNS
 # independent runs is below 2% (median over cells), none above 5%. Then an A/A check: two
 # directories of one tmpfs, side by side in one run, must call no winner (report).
+# The strictest peer on the same 32 cells, after each of sharebench's runs: fio, each
+# operation for 0.5 s time-based (sharebench's sample is 0.1 s, six or more per cell):
+# write into a new file, then write it again (rewrite), read it, read it again (reread).
+# Time-based, fio's passes wrap onto the file it has (its write is a rewrite after the
+# first pass; sharebench's write takes a new file each pass), so its figures move with the
+# machine's minute, not with new pages. One line per cell and operation: op, file size,
+# record size, KiB/s.
+repro_peer() { # out
+  local f="$WORK/repro-fio/f" fs bs op rw
+  mkdir -p "$WORK/repro-fio"; : > "$1"
+  for fs in 1m 4m 16m 64m; do
+    for bs in 64k 1m; do
+      rm -f "$f"
+      for op in write rewrite read reread; do
+        case $op in write | rewrite) rw=write ;; *) rw=read ;; esac
+        fio --name=r --ioengine=psync --rw=$rw --bs=$bs --size=$fs --filename="$f" \
+          --time_based --runtime=500ms --output-format=json 2>/dev/null | python3 -c '
+import json, sys
+j = json.load(sys.stdin)["jobs"][0]
+side = j["write"] if j["write"]["io_bytes"] else j["read"]
+size = {"k": 1 << 10, "m": 1 << 20}
+n = lambda s: int(s[:-1]) * size[s[-1]]
+print(sys.argv[1], n(sys.argv[2]), n(sys.argv[3]), side["bw_bytes"] / 1024)' $op $fs $bs >> "$1"
+      done
+    done
+  done
+  rm -f "$f"
+}
 repro_bench() {
   local runs=${REPRO_RUNS:-5} dirs=()
   mkdir -p "$WORK/repro" "$WORK/aa1" "$WORK/aa2"
@@ -477,24 +505,38 @@ repro_bench() {
       --record-sizes 64k,1m --out "$d" >/dev/null 2>"$d.err" \
       || { echo "repro: run $i failed: $(tail -1 "$d.err")"; return 0; }
     dirs+=("$d")
+    repro_peer "$d.fio"
   done
-  python3 - "${dirs[@]}" <<'PY'
+  python3 - "$runs" "${dirs[@]}" <<'PY'
 import json, statistics as st, sys
 from collections import defaultdict
-medians = defaultdict(list)
-for d in sys.argv[1:]:
+runs = int(sys.argv[1])
+sb, fio = defaultdict(list), defaultdict(list)
+for d in sys.argv[2:]:
     cells = defaultdict(list)
     for line in open(d + "/results.jsonl"):
         r = json.loads(line)
         if r["status"] == "ok":
             cells[(r["op"], r["file_size"], r["record_size"])].append(r["throughput_kib_s"])
     for k, v in cells.items():
-        medians[k].append(st.median(v))
-cv = sorted((st.stdev(v) / st.mean(v) * 100, k) for k, v in medians.items() if len(v) > 1)
-worst = cv[-1]
-print(f"{'repro tmpfs medians across runs':<34} median CV {st.median([c for c, _ in cv]):.1f}% (target < 2%), "
-      f"max {worst[0]:.1f}% at {worst[1][0]} {worst[1][1] >> 20}m/{worst[1][2] >> 10}k (target < 5%); "
-      f"{len(cv)} cells, {len(sys.argv) - 1} runs")
+        sb[k].append(st.median(v))
+    for line in open(d + ".fio"):
+        op, fs, bs, kib_s = line.split()
+        fio[(op, int(fs), int(bs))].append(float(kib_s))
+def spread(medians, label, target):
+    cv = sorted((st.stdev(v) / st.mean(v) * 100, k) for k, v in medians.items() if len(v) > 1)
+    worst = cv[-1]
+    print(f"{label:<34} median CV {st.median([c for c, _ in cv]):.1f}%{target[0]}, "
+          f"max {worst[0]:.1f}% at {worst[1][0]} {worst[1][1] >> 20}m/{worst[1][2] >> 10}k{target[1]}; "
+          f"{len(cv)} cells, {runs} runs")
+spread(sb, "repro tmpfs medians across runs", (" (target < 2%)", " (target < 5%)"))
+spread(fio, "  fio, same cells, alternated", ("", ""))
+# Each run's level: the median over cells of its figure against the cell's mean over the
+# runs. A run that is slow for both tools is the machine's minute, not either tool's.
+def levels(medians):
+    return [st.median(v[i] / st.mean(v) for v in medians.values()) for i in range(runs)]
+print(f"{'  each run against the mean':<34} sharebench "
+      + " ".join(f"{x:.3f}" for x in levels(sb)) + "  fio " + " ".join(f"{x:.3f}" for x in levels(fio)))
 PY
   local aa="$OUT/aa" rep="$OUT/aa-report"
   "$BIN" run "$WORK/aa1" "$WORK/aa2" -i write,rewrite,read,reread --file-sizes 1m,4m,16m,64m \
