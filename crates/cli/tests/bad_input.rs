@@ -310,7 +310,16 @@ fn output_lost_to_a_full_device_fails_the_command_and_help_works_everywhere() {
     let t = shm_dir();
     let out = t.path().join("r");
     let o = bin()
-        .args(["run", "-i", "write", "--file-sizes", "64k", "--out"])
+        .args([
+            "run",
+            "-i",
+            "write",
+            "--file-sizes",
+            "64k",
+            "--reps",
+            "3",
+            "--out",
+        ])
         .arg(&out)
         .arg("null://")
         .stdout(
@@ -358,6 +367,9 @@ fn report_says_which_records_it_cannot_believe() {
             "64k",
             "--record-sizes",
             "4k,16k",
+            // A few records are all this needs; --reps auto on null:// runs to its cap.
+            "--reps",
+            "3",
         ])
         .arg("--out")
         .arg(&good)

@@ -111,7 +111,16 @@ fn what_a_killed_run_leaves_is_named_and_clean_removes_it() {
 
     // The next run on that target says so, in one line, with the command.
     let o = bin()
-        .args(["run", "-i", "write", "--file-sizes", "64k", "--out"])
+        .args([
+            "run",
+            "-i",
+            "write",
+            "--file-sizes",
+            "64k",
+            "--reps",
+            "3",
+            "--out",
+        ])
         .arg(out.path().join("second"))
         .arg(target.path())
         .output()
