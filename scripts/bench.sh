@@ -53,13 +53,15 @@ xfs_down() {
 # Every tool runs with idle CPUs kept polling, as sharebench run does by default as root:
 # fio and IOzone cannot ask for it, so the bench holds the same request (a CPU-latency of
 # 0 us on /dev/cpu_dma_latency) for the whole bench; the kernel drops it when the holder
-# ends. Without root no tool gets it (sharebench says so in a note).
+# ends, and the holder ends with the bench, even if the bench is killed outright (it
+# checks its parent every second). Without root no tool gets it (sharebench says so).
 AWAKE_PID=
 if [ "$(id -u)" = 0 ] && [ -c /dev/cpu_dma_latency ]; then
-  python3 -c 'import os, signal
+  python3 -c 'import os, sys, time
 fd = os.open("/dev/cpu_dma_latency", os.O_WRONLY | os.O_NOFOLLOW)
 os.write(fd, (0).to_bytes(4, "little"))
-signal.pause()' &
+while os.getppid() == int(sys.argv[1]):
+    time.sleep(1)' $$ &
   AWAKE_PID=$!
 fi
 # Removes the work files (and the iodepth section's xfs image if it is still there), and
