@@ -24,23 +24,44 @@ pub struct CpusAwake {
     _device: File,
 }
 
+/// What came of asking as a run's `CpuIdle` says.
+#[derive(Debug)]
+pub enum Asked {
+    /// The request is held while this lives.
+    Held(CpusAwake),
+    /// Nothing was asked (`--let-cpus-idle`, IOzone's terms).
+    NotAsked,
+    /// Wanted where permitted, and not permitted: why, for a note once the run is known
+    /// to go ahead (bad input before that gets its one line alone).
+    Refused(String),
+}
+
+impl Asked {
+    pub fn is_held(&self) -> bool {
+        matches!(self, Asked::Held(_))
+    }
+
+    /// The note for stderr, where the request was wanted and not permitted.
+    pub fn note(&self) -> Option<String> {
+        match self {
+            Asked::Refused(why) => Some(format!(
+                "idle CPUs may halt while this run measures ({why}); --let-cpus-idle says that is meant"
+            )),
+            _ => None,
+        }
+    }
+}
+
 impl CpusAwake {
-    /// Holds the request as `idle` asks: never, always (the error, one line, says why it
-    /// cannot: most often not root), or where permitted, with a note on stderr where not.
-    pub fn as_asked(idle: CpuIdle) -> Result<Option<Self>, String> {
+    /// Asks as `idle` says: never, always (the error, one line, says why it cannot: most
+    /// often not root), or where permitted.
+    pub fn as_asked(idle: CpuIdle) -> Result<Asked, String> {
         match idle {
-            CpuIdle::Halt => Ok(None),
+            CpuIdle::Halt => Ok(Asked::NotAsked),
             CpuIdle::Poll => Self::hold()
-                .map(Some)
+                .map(Asked::Held)
                 .map_err(|e| format!("--keep-cpus-awake: {e}")),
-            CpuIdle::PollIfPermitted => Ok(Self::hold()
-                .map_err(|e| {
-                    eprintln!(
-                        "sharebench: note: idle CPUs may halt while this run measures ({e}); \
-                         --let-cpus-idle says that is meant"
-                    )
-                })
-                .ok()),
+            CpuIdle::PollIfPermitted => Ok(Self::hold().map_or_else(Asked::Refused, Asked::Held)),
         }
     }
 
@@ -63,6 +84,25 @@ impl CpusAwake {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Nothing is asked unless wanted; wanted where permitted, it is held as root and
+    /// otherwise refused with a note that names the device, for after the input checks.
+    #[test]
+    fn asking_as_the_run_says() {
+        assert!(matches!(
+            CpusAwake::as_asked(CpuIdle::Halt).unwrap(),
+            Asked::NotAsked
+        ));
+        let asked = CpusAwake::as_asked(CpuIdle::PollIfPermitted).unwrap();
+        if nix::unistd::Uid::effective().is_root() {
+            assert!(asked.is_held() && asked.note().is_none());
+        } else {
+            assert!(!asked.is_held());
+            assert!(asked.note().unwrap().contains(DEVICE));
+            let refused = CpusAwake::as_asked(CpuIdle::Poll).unwrap_err();
+            assert!(refused.starts_with("--keep-cpus-awake: "), "{refused}");
+        }
+    }
 
     /// As root, the request is taken and, where the CPUs idle through a polling state,
     /// used: idle entries go to it while the request is held.

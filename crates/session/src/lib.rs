@@ -682,10 +682,13 @@ pub fn execute(spec: SessionSpec, on_record: &mut dyn FnMut(&Record)) -> CliResu
     let writes = ranks.rank() == 0;
     let (run_id, files_prefix) = run_names(spec.cluster);
     let (targets, out_dir) = set_up(&spec, &run_id, &files_prefix, writes)?;
+    if let Some(note) = awake.note() {
+        let _ = writeln!(io::stderr(), "sharebench: note: {note}");
+    }
     install_ctrlc();
     remember_left_behind(&targets);
     let mut manifest = start_manifest(&spec, &run_id, &targets)?;
-    manifest.plan.keep_cpus_awake = awake.is_some();
+    manifest.plan.keep_cpus_awake = awake.is_held();
     let out_path = out_dir
         .as_ref()
         .map(|d| d.path().to_path_buf())
