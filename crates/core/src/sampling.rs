@@ -140,13 +140,13 @@ impl Tally {
 
 /// Records that count: successful, and one per sample (a throughput run's aggregate, not
 /// its workers).
-fn counts(r: &Record) -> bool {
+pub fn counts(r: &Record) -> bool {
     r.status == Status::Ok && r.scope != Scope::Worker
 }
 
 /// What a record measures within its unit: the operation, and for the whole-test workloads
 /// the test, file size, file count and stream count that tell its measurements apart.
-fn measure_of(r: &Record) -> String {
+pub fn measure_of(r: &Record) -> String {
     let f = &r.figures;
     format!(
         "{} {:?} {} {:?} {:?}",

@@ -69,6 +69,7 @@ pub fn analyse(loaded: Loaded, baseline: Option<&str>, threshold_pct: f64) -> Re
     let consistency = tails::consistency(&ops, &labels);
     let env = env::table(&sources, &records);
     let mut warnings = warnings::collect(&ops, &labels, &records);
+    warnings.extend(warnings::capped(&labels, &records, &ci_widths(&sources)));
     warnings.extend(warnings::hosts_differ(&sources));
     let mut analysis = Analysis {
         labels,
@@ -96,6 +97,14 @@ pub fn analyse(loaded: Loaded, baseline: Option<&str>, threshold_pct: f64) -> Re
 
 /// The matrices: single-worker records grouped by operation, label and cell, each label
 /// compared with the baseline (throughput and p99), in IOzone's order of operations.
+/// Each label's `--ci-width`, from its run's manifest, where it sampled with `--reps auto`.
+fn ci_widths(sources: &[Source]) -> BTreeMap<String, f64> {
+    sources
+        .iter()
+        .filter_map(|s| Some((s.label.clone(), s.manifest.as_ref()?.plan.auto_reps?.ci_pct)))
+        .collect()
+}
+
 fn matrices(ok: &[&Record], baseline: &str, threshold_pct: f64) -> Vec<OpData> {
     type Groups<'a> = BTreeMap<Operation, BTreeMap<String, BTreeMap<CellKey, Vec<&'a Record>>>>;
     let mut groups: Groups = BTreeMap::new();

@@ -9,7 +9,10 @@ pub use crate::model::{WarnKind, Warning, WarningGroup};
 
 use crate::format;
 use crate::model::{OpData, Source};
+use sharebench_core::median;
 use sharebench_core::record::{Record, Status};
+use sharebench_core::sampling::{counts, measure_of};
+use std::collections::BTreeMap;
 
 /// Measurements shorter than this are too short for the clock and the scheduler.
 pub const MIN_SECONDS: f64 = 0.01;
@@ -81,7 +84,6 @@ pub fn collect(ops: &[OpData], labels: &[String], records: &[Record]) -> Vec<War
         }
     }
     out.extend(disturbed(labels, records));
-    out.extend(capped(labels, records));
     for op in ops {
         for (label, cells) in &op.cells {
             let n = cells.len();
@@ -173,37 +175,105 @@ pub fn collect(ops: &[OpData], labels: &[String], records: &[Record]) -> Vec<War
 }
 
 /// Per label: the cells whose samples `--reps auto` stopped at its count or time cap, so
-/// their interval is wider than asked for.
-fn capped(labels: &[String], records: &[Record]) -> Vec<Warning> {
+/// their interval is wider than asked for, and how many repetitions the width would take.
+/// `widths`: each label's `--ci-width`, where its run recorded one.
+pub fn capped(
+    labels: &[String],
+    records: &[Record],
+    widths: &BTreeMap<String, f64>,
+) -> Vec<Warning> {
     use sharebench_core::record::RepsStop;
     let mut out = Vec::new();
     for label in labels {
-        let mut cells = std::collections::BTreeMap::new();
-        for r in records.iter().filter(|r| &r.target == label) {
-            if let Some(stop) = r.reps_stop {
-                cells.insert(
-                    (r.file_size, r.record_size, r.figures.test.clone()),
-                    (stop, r.rep + 1, r.op),
-                );
-            }
+        let mine: Vec<&Record> = records.iter().filter(|r| &r.target == label).collect();
+        let mut cells = BTreeMap::new();
+        for r in mine.iter().filter(|r| r.reps_stop.is_some()) {
+            cells.insert(unit_of(r), r.reps_stop);
         }
-        let count = |s: RepsStop| cells.values().filter(|(x, ..)| *x == s).count();
+        let count = |s: RepsStop| cells.values().filter(|x| **x == Some(s)).count();
         let (by_count, by_time) = (count(RepsStop::CountCap), count(RepsStop::TimeCap));
         if by_count + by_time == 0 {
             continue;
+        }
+        let width = widths.get(label).copied();
+        let asked = width.map_or("the width asked for".to_string(), |w| format!("±{w}%"));
+        let mut text = format!(
+            "--reps auto: {by_count} of {} units used all their repetitions and {by_time} their time before every median (or ratio) was known to {asked}; their intervals are wider (see docs/statistics.md)",
+            cells.len()
+        );
+        let capped_units: Vec<_> = cells
+            .iter()
+            .filter(|(_, s)| matches!(s, Some(RepsStop::CountCap | RepsStop::TimeCap)))
+            .map(|(u, _)| u)
+            .collect();
+        if let Some(w) = width {
+            text += &reach(&mine, &capped_units, w);
         }
         out.push(Warning {
             kind: WarnKind::Capped,
             label: label.clone(),
             op: None,
-            text: format!(
-                "--reps auto: {by_count} of {} units used all their repetitions and {by_time} their time before every median (or ratio) was known to the width asked for; their intervals are wider (see docs/statistics.md)",
-                cells.len()
-            ),
+            text,
             affected: by_count + by_time,
         });
     }
     out
+}
+
+/// A unit of `--reps auto`: the file and record size, or the test, its samples share.
+type Unit = (u64, u64, Option<String>);
+
+fn unit_of(r: &Record) -> Unit {
+    (r.file_size, r.record_size, r.figures.test.clone())
+}
+
+/// What the capped units reached, and what `width` would take at their spread. A median's
+/// interval narrows as 1/√n: for samples spread as a normal distribution its half-width is
+/// about 1.96 × 1.2533 × σ/√n, so the width takes (2.457 σ / width)² samples, σ taken
+/// robustly (1.4826 × the median absolute deviation, in percent of the median) so that an
+/// outlier does not inflate it; at least the count already taken. Empty when no unit has
+/// the six samples an interval needs.
+fn reach(records: &[&Record], units: &[&Unit], width: f64) -> String {
+    let mut reached = Vec::new(); // (half-width, repetitions it would take)
+    for unit in units {
+        let mut by_measure: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+        for r in records.iter().filter(|r| counts(r) && &unit_of(r) == *unit) {
+            by_measure
+                .entry(measure_of(r))
+                .or_default()
+                .push(r.figure());
+        }
+        let worst = by_measure
+            .values()
+            .filter_map(|v| {
+                let need = (2.457 * robust_cv_pct(v)? / width).powi(2).ceil();
+                Some((median::ci_half_width_pct(v)?, need.max(v.len() as f64)))
+            })
+            .max_by(|a, b| a.1.total_cmp(&b.1));
+        reached.extend(worst);
+    }
+    if reached.is_empty() {
+        return String::new();
+    }
+    let spread = |pick: fn(&(f64, f64)) -> f64| {
+        let v: Vec<f64> = reached.iter().map(pick).collect();
+        (
+            median::median(&v),
+            v.iter().copied().fold(f64::MIN, f64::max),
+        )
+    };
+    let ((hw, hw_max), (need, need_max)) = (spread(|x| x.0), spread(|x| x.1));
+    format!(
+        ". Their medians came to ±{hw:.1}% (the median over these units; the widest ±{hw_max:.1}%); at their spread ±{width}% takes about {need:.0} repetitions a unit ({need_max:.0} for the most spread; --max-reps, and --max-cell-time to give them the time)"
+    )
+}
+
+/// 1.4826 × the median absolute deviation, in percent of the median: a standard deviation
+/// that one wild sample does not move. `None` for a median that is not positive.
+fn robust_cv_pct(values: &[f64]) -> Option<f64> {
+    let m = median::median(values);
+    let deviations: Vec<f64> = values.iter().map(|x| (x - m).abs()).collect();
+    (m > 0.0).then(|| 1.4826 * median::median(&deviations) / m * 100.0)
 }
 
 /// Per label: the measurements during which the hypervisor stole CPU time or other
@@ -280,5 +350,42 @@ mod tests {
         );
         assert_eq!(g[1].items[0].text, "163 cells");
         assert_eq!(g[1].series(), "b: write; a: read, write");
+    }
+
+    /// Six samples of one unit, the last stopped by the count cap.
+    fn capped_unit(label: &str) -> Vec<Record> {
+        use sharebench_core::record::RepsStop;
+        let figures = [100.0, 104.0, 96.0, 108.0, 92.0, 100.0];
+        let mut recs: Vec<Record> = (0..6)
+            .map(|rep| Record {
+                target: label.into(),
+                rep,
+                file_size: 1 << 20,
+                record_size: 1 << 16,
+                throughput_kib_s: figures[rep as usize],
+                ..Default::default()
+            })
+            .collect();
+        recs[5].reps_stop = Some(RepsStop::CountCap);
+        recs
+    }
+
+    #[test]
+    fn a_capped_unit_says_what_it_reached_and_what_the_width_would_take() {
+        let recs = capped_unit("a");
+        let widths = BTreeMap::from([("a".to_string(), 3.0)]);
+        let w = capped(&["a".into()], &recs, &widths);
+        assert_eq!(w.len(), 1);
+        // Interval of six: [min, max], ±8%. Robust σ: 1.4826 × 4 = 5.93%, so
+        // (2.457 × 5.93 / 3)² = 23.6 samples.
+        let text = &w[0].text;
+        assert!(text.contains("1 of 1 units used all their repetitions and 0 their time"));
+        assert!(text.contains("known to ±3%"), "{text}");
+        assert!(text.contains("came to ±8.0%"), "{text}");
+        assert!(text.contains("takes about 24 repetitions"), "{text}");
+        // Without the width its run asked for, no estimate.
+        let w = capped(&["a".into()], &recs, &BTreeMap::new());
+        assert!(w[0].text.contains("the width asked for"));
+        assert!(!w[0].text.contains("takes about"));
     }
 }
