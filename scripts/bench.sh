@@ -514,12 +514,15 @@ import json, statistics as st, sys
 from collections import defaultdict
 runs = int(sys.argv[1])
 sb, fio = defaultdict(list), defaultdict(list)
+stops = defaultdict(int)
 for d in sys.argv[2:]:
     cells = defaultdict(list)
     for line in open(d + "/results.jsonl"):
         r = json.loads(line)
         if r["status"] == "ok":
             cells[(r["op"], r["file_size"], r["record_size"])].append(r["throughput_kib_s"])
+        if r.get("reps_stop") and r["op"] == "write":
+            stops[r["reps_stop"]] += 1
     for k, v in cells.items():
         sb[k].append(st.median(v))
     for line in open(d + ".fio"):
@@ -539,6 +542,16 @@ def levels(medians):
     return [st.median(v[i] / st.mean(v) for v in medians.values()) for i in range(runs)]
 print(f"{'  each run against the mean':<34} sharebench "
       + " ".join(f"{x:.3f}" for x in levels(sb)) + "  fio " + " ".join(f"{x:.3f}" for x in levels(fio)))
+# The same spread with each run's level divided out: what is left is each cell's own
+# reproducibility, apart from the stretch of minutes every cell of a run shared.
+def within(medians):
+    lv = levels(medians)
+    adjusted = ([x / l for x, l in zip(v, lv)] for v in medians.values() if len(v) == runs)
+    return st.median(st.stdev(a) / st.mean(a) * 100 for a in adjusted)
+print(f"{'  without each run level':<34} median CV sharebench {within(sb):.1f}%, fio {within(fio):.1f}%")
+print(f"{'  why cells stopped sampling':<34} "
+      + ", ".join(f"{k} {v}" for k, v in sorted(stops.items()))
+      + f" of {sum(stops.values())} (file size, record size) pairs over the {runs} runs")
 PY
   local aa="$OUT/aa" rep="$OUT/aa-report"
   "$BIN" run "$WORK/aa1" "$WORK/aa2" -i write,rewrite,read,reread --file-sizes 1m,4m,16m,64m \
