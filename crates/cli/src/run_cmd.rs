@@ -12,7 +12,7 @@ use sharebench_core::plan::{
 use sharebench_core::record::Record;
 use sharebench_core::size::{parse_size, parse_size_list, BareUnit};
 use sharebench_report::summary;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -786,7 +786,7 @@ fn sampling_line(records: &[Record], rule: &AutoReps, max_reps: u32) -> String {
     let samples: Vec<u32> = units.values().map(|(_, n)| *n).collect();
     format!(
         "Samples (--reps auto): {} units, {}-{} samples each; {} within ±{}% (95% interval of \
-         the median), {} stopped at {} samples, {} at {} s a target",
+         the median), {} stopped at {} samples, {} at {} s a target{}",
         units.len(),
         samples.iter().min().unwrap_or(&0),
         samples.iter().max().unwrap_or(&0),
@@ -796,7 +796,29 @@ fn sampling_line(records: &[Record], rule: &AutoReps, max_reps: u32) -> String {
         max_reps,
         count(RepsStop::TimeCap),
         rule.max_unit_s,
+        capped_need(records, rule.ci_pct),
     )
+}
+
+/// What the width would take at the capped units' spread, the most any target needs
+/// (`sampling::capped_reach`); empty when no capped unit has an interval.
+fn capped_need(records: &[Record], width: f64) -> String {
+    let targets: BTreeSet<&str> = records.iter().map(|r| r.target.as_str()).collect();
+    let worst = targets
+        .iter()
+        .filter_map(|t| {
+            let mine: Vec<&Record> = records.iter().filter(|r| r.target == *t).collect();
+            sharebench_core::sampling::capped_reach(&mine, width)
+        })
+        .max_by(|a, b| a.samples.0.total_cmp(&b.samples.0));
+    match worst {
+        Some(r) => format!(
+            "; at their spread ±{width}% takes about {:.0} samples a unit ({:.0} for the most \
+             spread: --max-reps, --max-cell-time)",
+            r.samples.0, r.samples.1
+        ),
+        None => String::new(),
+    }
 }
 
 #[cfg(test)]

@@ -348,6 +348,34 @@ fn reps_auto_samples_each_cell_until_it_is_known_or_capped() {
         html.contains("0 of 3 units used all their repetitions and 3 their time"),
         "no cap warning"
     );
+
+    // A width no sample count reaches: six rounds, the count cap, and the line says how
+    // many the width would take at the spread seen.
+    let out = t.path().join("narrow");
+    let o = run(&[
+        "run",
+        "-i",
+        "write",
+        "--file-sizes",
+        "256k",
+        "--record-sizes",
+        "64k",
+        "--min-sample-time",
+        "1ms",
+        "--max-reps",
+        "6",
+        "--ci-width",
+        "0.001",
+        "--out",
+        out.to_str().unwrap(),
+        a,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let line = stdout(&o);
+    assert!(
+        line.contains("1 stopped at 6 samples") && line.contains("±0.001% takes about"),
+        "{line}"
+    );
 }
 
 /// Samples taken beside two busy loops of another process record the CPU those took and

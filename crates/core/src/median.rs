@@ -46,6 +46,27 @@ pub fn ci_half_width_pct(values: &[f64]) -> Option<f64> {
     (m > 0.0).then(|| (m - lo).max(hi - m) / m * 100.0)
 }
 
+/// About how many samples bring the interval of the median within ±`width_pct` at the spread
+/// of `values`. The interval narrows as 1/√n: for samples spread as a normal distribution
+/// its half-width is about 1.96 × 1.2533 × σ/√n, so the width takes (2.457 σ / width)²
+/// samples, σ taken robustly (1.4826 × the median absolute deviation, in percent of the
+/// median) so that one wild sample does not inflate it. Never fewer than `values` holds;
+/// `None` below six values or for a median that is not positive.
+pub fn samples_for_width(values: &[f64], width_pct: f64) -> Option<f64> {
+    let m = median(values);
+    if values.len() < MIN_SAMPLES_FOR_CI || m <= 0.0 || width_pct <= 0.0 {
+        return None;
+    }
+    let deviations: Vec<f64> = values.iter().map(|x| (x - m).abs()).collect();
+    let sigma_pct = 1.4826 * median(&deviations) / m * 100.0;
+    Some(
+        (2.457 * sigma_pct / width_pct)
+            .powi(2)
+            .ceil()
+            .max(values.len() as f64),
+    )
+}
+
 /// The largest j (1-based) with P(B < j) <= (1 - CONFIDENCE) / 2 for B ~ Binomial(n, 1/2),
 /// at least 1. Summed in log space so that large n does not underflow.
 fn lower_rank(n: usize) -> usize {
@@ -82,6 +103,19 @@ mod tests {
         // Far beyond f64's 0.5^n underflow: near n/2 - 0.98 sqrt(n).
         let j = lower_rank(10_000);
         assert!((4_900..=4_903).contains(&j), "{j}");
+    }
+
+    #[test]
+    fn samples_for_a_width_follow_the_robust_spread() {
+        // Median 100, absolute deviations 0 4 4 8 8 0: σ = 1.4826 × 4 = 5.93%, so ±3%
+        // takes (2.457 × 5.93 / 3)² = 23.6 samples; ±30% no more than the six there are.
+        let v = [100.0, 104.0, 96.0, 108.0, 92.0, 100.0];
+        assert_eq!(samples_for_width(&v, 3.0), Some(24.0));
+        assert_eq!(samples_for_width(&v, 30.0), Some(6.0));
+        // One wild sample does not move it.
+        let wild = [100.0, 104.0, 96.0, 108.0, 92.0, 100.0, 400.0];
+        assert!(samples_for_width(&wild, 3.0).unwrap() < 30.0);
+        assert_eq!(samples_for_width(&v[..5], 3.0), None);
     }
 
     #[test]

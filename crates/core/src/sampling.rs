@@ -138,6 +138,68 @@ impl Tally {
     }
 }
 
+/// What the units `--reps auto` stopped at a cap reached: over those units, the median and
+/// the largest of each unit's widest interval and of the samples its most spread measure
+/// would need for `width_pct` (`median::samples_for_width`). Not: why they stopped.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CappedReach {
+    /// Units with six samples or more, which have an interval.
+    pub units: usize,
+    /// Half-width of the 95% interval of the median, percent: (median, largest).
+    pub half_width_pct: (f64, f64),
+    /// Samples a unit would take: (median, largest).
+    pub samples: (f64, f64),
+}
+
+/// A unit of `--reps auto` as its records show it: the file and record size, or the test.
+pub fn unit_key(r: &Record) -> (u64, u64, Option<String>) {
+    (r.file_size, r.record_size, r.figures.test.clone())
+}
+
+/// `CappedReach` of the records of one target; `None` when no capped unit has an interval.
+pub fn capped_reach(records: &[&Record], width_pct: f64) -> Option<CappedReach> {
+    let capped: HashSet<_> = records
+        .iter()
+        .filter(|r| matches!(r.reps_stop, Some(RepsStop::CountCap | RepsStop::TimeCap)))
+        .map(|r| unit_key(r))
+        .collect();
+    let mut figures: BTreeMap<_, BTreeMap<String, Vec<f64>>> = BTreeMap::new();
+    for r in records.iter().filter(|r| counts(r)) {
+        let unit = unit_key(r);
+        if capped.contains(&unit) {
+            let by_measure = figures.entry(unit).or_default();
+            by_measure
+                .entry(measure_of(r))
+                .or_default()
+                .push(r.figure());
+        }
+    }
+    let reached: Vec<(f64, f64)> = figures
+        .values()
+        .filter_map(|by_measure| {
+            by_measure
+                .values()
+                .filter_map(|v| {
+                    let need = median::samples_for_width(v, width_pct)?;
+                    Some((median::ci_half_width_pct(v)?, need))
+                })
+                .max_by(|a, b| a.1.total_cmp(&b.1))
+        })
+        .collect();
+    let spread = |pick: fn(&(f64, f64)) -> f64| {
+        let v: Vec<f64> = reached.iter().map(pick).collect();
+        (
+            median::median(&v),
+            v.iter().copied().fold(f64::MIN, f64::max),
+        )
+    };
+    (!reached.is_empty()).then(|| CappedReach {
+        units: reached.len(),
+        half_width_pct: spread(|x| x.0),
+        samples: spread(|x| x.1),
+    })
+}
+
 /// Records that count: successful, and one per sample (a throughput run's aggregate, not
 /// its workers).
 pub fn counts(r: &Record) -> bool {

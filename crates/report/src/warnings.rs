@@ -9,9 +9,8 @@ pub use crate::model::{WarnKind, Warning, WarningGroup};
 
 use crate::format;
 use crate::model::{OpData, Source};
-use sharebench_core::median;
 use sharebench_core::record::{Record, Status};
-use sharebench_core::sampling::{counts, measure_of};
+use sharebench_core::sampling::{capped_reach, unit_key};
 use std::collections::BTreeMap;
 
 /// Measurements shorter than this are too short for the clock and the scheduler.
@@ -188,7 +187,7 @@ pub fn capped(
         let mine: Vec<&Record> = records.iter().filter(|r| &r.target == label).collect();
         let mut cells = BTreeMap::new();
         for r in mine.iter().filter(|r| r.reps_stop.is_some()) {
-            cells.insert(unit_of(r), r.reps_stop);
+            cells.insert(unit_key(r), r.reps_stop);
         }
         let count = |s: RepsStop| cells.values().filter(|x| **x == Some(s)).count();
         let (by_count, by_time) = (count(RepsStop::CountCap), count(RepsStop::TimeCap));
@@ -201,13 +200,8 @@ pub fn capped(
             "--reps auto: {by_count} of {} units used all their repetitions and {by_time} their time before every median (or ratio) was known to {asked}; their intervals are wider (see docs/statistics.md)",
             cells.len()
         );
-        let capped_units: Vec<_> = cells
-            .iter()
-            .filter(|(_, s)| matches!(s, Some(RepsStop::CountCap | RepsStop::TimeCap)))
-            .map(|(u, _)| u)
-            .collect();
         if let Some(w) = width {
-            text += &reach(&mine, &capped_units, w);
+            text += &reach(&mine, w);
         }
         out.push(Warning {
             kind: WarnKind::Capped,
@@ -220,60 +214,15 @@ pub fn capped(
     out
 }
 
-/// A unit of `--reps auto`: the file and record size, or the test, its samples share.
-type Unit = (u64, u64, Option<String>);
-
-fn unit_of(r: &Record) -> Unit {
-    (r.file_size, r.record_size, r.figures.test.clone())
-}
-
-/// What the capped units reached, and what `width` would take at their spread. A median's
-/// interval narrows as 1/√n: for samples spread as a normal distribution its half-width is
-/// about 1.96 × 1.2533 × σ/√n, so the width takes (2.457 σ / width)² samples, σ taken
-/// robustly (1.4826 × the median absolute deviation, in percent of the median) so that an
-/// outlier does not inflate it; at least the count already taken. Empty when no unit has
-/// the six samples an interval needs.
-fn reach(records: &[&Record], units: &[&Unit], width: f64) -> String {
-    let mut reached = Vec::new(); // (half-width, repetitions it would take)
-    for unit in units {
-        let mut by_measure: BTreeMap<String, Vec<f64>> = BTreeMap::new();
-        for r in records.iter().filter(|r| counts(r) && &unit_of(r) == *unit) {
-            by_measure
-                .entry(measure_of(r))
-                .or_default()
-                .push(r.figure());
-        }
-        let worst = by_measure
-            .values()
-            .filter_map(|v| {
-                let need = (2.457 * robust_cv_pct(v)? / width).powi(2).ceil();
-                Some((median::ci_half_width_pct(v)?, need.max(v.len() as f64)))
-            })
-            .max_by(|a, b| a.1.total_cmp(&b.1));
-        reached.extend(worst);
-    }
-    if reached.is_empty() {
+/// What the capped units reached and what `width` would take (`sampling::capped_reach`).
+fn reach(records: &[&Record], width: f64) -> String {
+    let Some(reach) = capped_reach(records, width) else {
         return String::new();
-    }
-    let spread = |pick: fn(&(f64, f64)) -> f64| {
-        let v: Vec<f64> = reached.iter().map(pick).collect();
-        (
-            median::median(&v),
-            v.iter().copied().fold(f64::MIN, f64::max),
-        )
     };
-    let ((hw, hw_max), (need, need_max)) = (spread(|x| x.0), spread(|x| x.1));
+    let ((hw, hw_max), (need, need_max)) = (reach.half_width_pct, reach.samples);
     format!(
         ". Their medians came to ±{hw:.1}% (the median over these units; the widest ±{hw_max:.1}%); at their spread ±{width}% takes about {need:.0} repetitions a unit ({need_max:.0} for the most spread; --max-reps, and --max-cell-time to give them the time)"
     )
-}
-
-/// 1.4826 × the median absolute deviation, in percent of the median: a standard deviation
-/// that one wild sample does not move. `None` for a median that is not positive.
-fn robust_cv_pct(values: &[f64]) -> Option<f64> {
-    let m = median::median(values);
-    let deviations: Vec<f64> = values.iter().map(|x| (x - m).abs()).collect();
-    (m > 0.0).then(|| 1.4826 * median::median(&deviations) / m * 100.0)
 }
 
 /// Per label: the measurements during which the hypervisor stole CPU time or other
