@@ -143,8 +143,6 @@ impl Tally {
 /// would need for `width_pct` (`median::samples_for_width`). Not: why they stopped.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CappedReach {
-    /// Units with six samples or more, which have an interval.
-    pub units: usize,
     /// Half-width of the 95% interval of the median, percent: (median, largest).
     pub half_width_pct: (f64, f64),
     /// Samples a unit would take: (median, largest).
@@ -156,7 +154,8 @@ pub fn unit_key(r: &Record) -> (u64, u64, Option<String>) {
     (r.file_size, r.record_size, r.figures.test.clone())
 }
 
-/// `CappedReach` of the records of one target; `None` when no capped unit has an interval.
+/// `CappedReach` of the records of one target; `None` when no capped unit has six samples,
+/// the fewest with an interval.
 pub fn capped_reach(records: &[&Record], width_pct: f64) -> Option<CappedReach> {
     let capped: HashSet<_> = records
         .iter()
@@ -194,7 +193,6 @@ pub fn capped_reach(records: &[&Record], width_pct: f64) -> Option<CappedReach> 
         )
     };
     (!reached.is_empty()).then(|| CappedReach {
-        units: reached.len(),
         half_width_pct: spread(|x| x.0),
         samples: spread(|x| x.1),
     })
@@ -202,13 +200,13 @@ pub fn capped_reach(records: &[&Record], width_pct: f64) -> Option<CappedReach> 
 
 /// Records that count: successful, and one per sample (a throughput run's aggregate, not
 /// its workers).
-pub fn counts(r: &Record) -> bool {
+fn counts(r: &Record) -> bool {
     r.status == Status::Ok && r.scope != Scope::Worker
 }
 
 /// What a record measures within its unit: the operation, and for the whole-test workloads
 /// the test, file size, file count and stream count that tell its measurements apart.
-pub fn measure_of(r: &Record) -> String {
+fn measure_of(r: &Record) -> String {
     let f = &r.figures;
     format!(
         "{} {:?} {} {:?} {:?}",
