@@ -8,10 +8,11 @@ cd "$(dirname "$0")/.."
 BIN=${BIN:-target/release/sharebench}
 ROUNDS=${ROUNDS:-5}
 # BENCH_ONLY=fio,native,workloads,mpi,repro,flip,iozone,iodepth,labdepth,load runs only the named sections
-# (default: all). The iozone section needs IOZONE=/path/to/iozone (3.5, built outside the
-# repository); the labdepth section compares lab:nfs3 with fio's nfs engine when
-# FIO_NFS=/path/to/fio (fio built from source with ./configure --enable-libnfs, outside the
-# repository: Debian's fio has no nfs engine).
+# (default: all of these; the drift section, half an hour, runs only when named). The iozone
+# section needs IOZONE=/path/to/iozone (3.5, built outside the repository); the labdepth
+# section compares lab:nfs3 with fio's nfs engine when FIO_NFS=/path/to/fio (fio built from
+# source with ./configure --enable-libnfs, outside the repository: Debian's fio has no nfs
+# engine).
 BENCH_ONLY=${BENCH_ONLY:-fio,native,workloads,mpi,repro,flip,iozone,iodepth,labdepth,load}
 want() { [[ ",$BENCH_ONLY," == *",$1,"* ]]; }
 WORK=$(mktemp -d /dev/shm/sharebench-bench.XXXXXX)
@@ -559,6 +560,53 @@ PY
   "$BIN" report "$aa" --out "$rep" | grep -E "findings" | sed 's/^/A\/A check (must name no winner): /'
 }
 if want repro; then repro_bench; fi
+
+# --- Issue 12: how the machine's drift falls with the length of a run (opt-in) ------------
+# BENCH_ONLY=drift: DRIFT_RUNS (default 60, about 25 s each) short runs of the repro
+# section's matrix in a row, 6 rounds each. Pooling k runs in a row is a run of 6k rounds
+# over that stretch of time, so the spread of the pooled medians across blocks of k runs is
+# the repro bar's figure for runs of that length, on this machine, at this hour: what run
+# length, if any, reaches it. Not in the default list: it takes half an hour.
+drift_bench() {
+  local runs=${DRIFT_RUNS:-60} dirs=() started=$SECONDS
+  mkdir -p "$WORK/drift"
+  for i in $(seq "$runs"); do
+    local d="$OUT/drift.$i"
+    "$BIN" run "$WORK/drift" -i write,rewrite,read,reread --file-sizes 1m,4m,16m,64m \
+      --record-sizes 64k,1m --reps 6 --out "$d" >/dev/null 2>"$d.err" \
+      || { echo "drift: run $i failed: $(tail -1 "$d.err")"; return 0; }
+    dirs+=("$d")
+  done
+  python3 - "$(( (SECONDS - started) / runs ))" "${dirs[@]}" <<'PY'
+import json, statistics as st, sys
+from collections import defaultdict
+secs, runs = int(sys.argv[1]), []
+for d in sys.argv[2:]:
+    cells = defaultdict(list)
+    for line in open(d + "/results.jsonl"):
+        r = json.loads(line)
+        if r["status"] == "ok":
+            cells[(r["op"], r["file_size"], r["record_size"])].append(r["throughput_kib_s"])
+    runs.append(cells)
+keys = sorted(set.intersection(*(set(c) for c in runs)))
+print(f"drift: {len(runs)} runs of 6 rounds in a row, {secs} s each; blocks of k runs pooled = one run of 6k rounds")
+for k in (1, 2, 5, 10, 20, 40):
+    blocks = [runs[i:i + k] for i in range(0, len(runs) - k + 1, k)]
+    if len(blocks) < 3:
+        break
+    medians = {c: [st.median(x for r in b for x in r[c]) for b in blocks] for c in keys}
+    cv = {c: st.stdev(v) / st.mean(v) * 100 for c, v in medians.items()}
+    cvs = sorted(cv.values())
+    # Writes take new pages each pass, whose cost moves with the host: shown apart.
+    rest = sorted(v for c, v in cv.items() if c[0] != "write")
+    writes = st.median(v for c, v in cv.items() if c[0] == "write")
+    levels = [st.median(v[i] / st.mean(v) for v in medians.values()) for i in range(len(blocks))]
+    print(f"  {6 * k:>3} rounds ({k * secs:>4} s a run): median CV {st.median(cvs):4.1f}% (target < 2%),"
+          f" max {cvs[-1]:4.1f}% (target < 5%); writes {writes:.1f}%, the rest {st.median(rest):.1f}%"
+          f" (max {rest[-1]:.1f}%); run levels spread {st.stdev(levels) * 100:.1f}%, {len(blocks)} runs")
+PY
+}
+if want drift; then drift_bench; fi
 
 # --- Issue 18: a verdict must not flip ------------------------------------------------------
 # Target: FLIP_RUNS (default 2; the issue's bar: 3) runs of the comparison study
