@@ -569,6 +569,9 @@ if want repro; then repro_bench; fi
 # length, if any, reaches it. Not in the default list: it takes half an hour.
 drift_bench() {
   local runs=${DRIFT_RUNS:-60} dirs=() started=$SECONDS
+  if ! [[ $runs =~ ^[0-9]+$ ]] || ((runs < 3)); then
+    echo "drift: DRIFT_RUNS=$runs: give at least 3 runs (default 60)"; return 0
+  fi
   mkdir -p "$WORK/drift"
   for i in $(seq "$runs"); do
     local d="$OUT/drift.$i"
