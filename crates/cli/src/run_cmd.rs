@@ -85,7 +85,9 @@ pub struct RunArgs {
     /// (the default for one client) samples each cell until the 95% interval of every
     /// target's median is within --ci-width (at least 6 samples, at most --max-reps, within
     /// --max-cell-time); N takes exactly N (the default of a multi-client run and of
-    /// --workload load: 3)
+    /// --workload load: 3). The interval is the run's own: on a shared machine a run
+    /// minutes later can land further off; several runs reported under one --label show
+    /// by how much
     #[arg(short = 'n', long, value_name = "auto|N", value_parser = parse_reps)]
     pub reps: Option<Reps>,
 
