@@ -57,6 +57,41 @@ fn a_real_run_is_reported() {
         assert!(rep.join(f).is_file(), "{f} missing");
     }
     assert!(stdout(&o).contains("Winners by operation"));
+    assert!(
+        !stdout(&o).contains("Across "),
+        "one run has no spread across runs: {}",
+        stdout(&o)
+    );
+}
+
+/// A directory of IOzone runs is one target of several runs: the report says how far its
+/// cells' medians moved from one run to the next (what a run's own interval cannot show).
+#[test]
+fn several_runs_of_a_target_show_their_spread_across_runs() {
+    let t = shm_dir();
+    let rep = t.path().join("rep");
+    let o = run(&[
+        "report",
+        &fixture("runs/aa/a"),
+        &fixture("runs/aa/b"),
+        "--out",
+        rep.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    for label in ["a", "b"] {
+        let line = out
+            .lines()
+            .find(|l| {
+                l.starts_with(&format!(
+                    "Across 5 runs of {label}, a cell's median varied by "
+                ))
+            })
+            .unwrap_or_else(|| panic!("no spread line for {label}: {out}"));
+        assert!(line.contains("median over 100 cells"), "{line}");
+    }
+    let html = std::fs::read_to_string(rep.join("report.html")).unwrap();
+    assert!(html.contains("CV across separate runs (median)"));
 }
 
 #[test]

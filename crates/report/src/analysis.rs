@@ -67,6 +67,7 @@ pub fn analyse(loaded: Loaded, baseline: Option<&str>, threshold_pct: f64) -> Re
     let classes = classes::class_rows(&ops, &labels, threshold_pct);
     let cache_flags = cache::detect(&ops, &sources);
     let consistency = tails::consistency(&ops, &labels);
+    let run_spread = tails::run_spread(&ops, &labels);
     let env = env::table(&sources, &records);
     let mut warnings = warnings::collect(&ops, &labels, &records);
     warnings.extend(warnings::capped(&labels, &records, &ci_widths(&sources)));
@@ -81,6 +82,7 @@ pub fn analyse(loaded: Loaded, baseline: Option<&str>, threshold_pct: f64) -> Re
         throughput,
         cache_flags,
         consistency,
+        run_spread,
         env,
         warnings,
         findings: Vec::new(),

@@ -76,16 +76,24 @@ pub fn consistency_table(a: &Analysis) -> Markup {
         .consistency
         .iter()
         .all(|c| c.cv.is_none() && c.jitter.is_none());
+    let runs = a.consistency.iter().any(|c| c.across_runs.is_some());
     html! {
         h2 id="consistency" { "Consistency" }
         @if nothing {
             p { "No cell of the file size x record size matrix with repetitions or latency: nothing to say of steadiness here (a load curve shows its latency in its own section)." }
         } @else {
             p.note { "Run to run: the coefficient of variation of a cell's throughput across repetitions, median over the cells and the worst cell. Within a run: p99 latency over p50 latency, median over the cells and the worst cell. Lower is steadier." }
+            @if runs {
+                p.note { "Across separate runs (a target given as several runs: sharebench runs, IOzone files): the coefficient of variation of the runs' medians of a cell, median over the cells and the worst cell: how far a run minutes later lands, which a run's own interval does not show." }
+                @for s in &a.run_spread {
+                    p { (crate::tails::run_spread_line(s)) "." }
+                }
+            }
             table {
                 tr {
                     th { "operation" } th { "target" } th { "cells" } th { "run-to-run CV (median)" }
                     th { "worst CV (cell)" } th { "p99/p50 (median)" } th { "worst p99/p50 (cell)" }
+                    @if runs { th { "CV across separate runs (median)" } th { "worst across separate runs (cell)" } }
                 }
                 @for c in &a.consistency {
                     tr {
@@ -96,6 +104,10 @@ pub fn consistency_table(a: &Analysis) -> Markup {
                         td.num { (format::or_dash(c.cv.map(|v| format!("{} ({})", format::pct(v.1), cell(v.2))))) }
                         td.num { (format::or_dash(c.jitter.map(|v| format!("{:.1}×", v.0)))) }
                         td.num { (format::or_dash(c.jitter.map(|v| format!("{:.1}× ({})", v.1, cell(v.2))))) }
+                        @if runs {
+                            td.num { (format::or_dash(c.across_runs.map(|v| format!("{:.1}%", v.0)))) }
+                            td.num { (format::or_dash(c.across_runs.map(|v| format!("{:.1}% ({})", v.1, cell(v.2))))) }
+                        }
                     }
                 }
             }

@@ -253,6 +253,8 @@ pub struct Analysis {
     pub cache_flags: Vec<CacheFlag>,
     /// Run-to-run and within-run steadiness, per operation and label.
     pub consistency: Vec<Consistency>,
+    /// Per label of several runs, the spread of its cell medians across them.
+    pub run_spread: Vec<RunSpread>,
     pub env: EnvTable,
     pub warnings: Vec<Warning>,
     pub findings: Vec<Finding>,
@@ -738,4 +740,22 @@ pub struct Consistency {
     pub cv: Option<(f64, f64, CellKey)>,
     /// Median and worst (with its cell) of the per-cell jitter p99/p50.
     pub jitter: Option<(f64, f64, CellKey)>,
+    /// With records of several runs: median and worst (with its cell) of the per-cell CV
+    /// of the runs' medians, the spread a run minutes later lands in, which no run's own
+    /// interval shows.
+    pub across_runs: Option<(f64, f64, CellKey)>,
+}
+
+/// How far one label's cell medians move from one run to the next, over every operation's
+/// cells: per cell with records of at least two runs, the CV of the runs' medians. Only
+/// for a label whose records come from several runs (`report RUN1 RUN2 RUN3` under one
+/// `--label`, or a directory of runs).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunSpread {
+    pub label: String,
+    pub runs: usize,
+    pub cells: usize,
+    pub median_cv: f64,
+    pub worst_cv: f64,
+    pub worst: (Operation, CellKey),
 }

@@ -7,14 +7,14 @@
 //! throughput comparisons (see `compare`).
 
 /// Defined in `model` (the types every stage shares); named here too.
-pub use crate::model::{Consistency, Tail, PERCENTILES};
+pub use crate::model::{Consistency, RunSpread, Tail, PERCENTILES};
 
 use crate::model::{
     Analysis, CellKey, CellStats, Comparison, Finding, OpData, Overall, Topic, Verdict,
 };
 use crate::{compare, findings, format, stats};
 use sharebench_core::operation::Operation;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Records up to this size get their operations per second shown beside MB/s: below it
 /// a share's limit is the requests it serves, not the bytes.
@@ -67,10 +67,66 @@ pub fn consistency(ops: &[OpData], labels: &[String]) -> Vec<Consistency> {
                 cells: cells.len(),
                 cv: median_and_worst(&cv),
                 jitter: median_and_worst(&jitter),
+                across_runs: median_and_worst(&across_runs(cells)),
             });
         }
     }
     out
+}
+
+/// Per cell with medians of at least two runs, the CV of those medians.
+fn across_runs(cells: &BTreeMap<CellKey, CellStats>) -> Vec<(CellKey, f64)> {
+    cells
+        .iter()
+        .filter_map(|(k, c)| {
+            let medians: Vec<f64> = c.by_run.values().copied().collect();
+            Some((*k, stats::cv_pct(&medians)?))
+        })
+        .collect()
+}
+
+/// Per label whose cells have medians of several runs, how far they move from run to run,
+/// over every operation.
+pub fn run_spread(ops: &[OpData], labels: &[String]) -> Vec<RunSpread> {
+    labels
+        .iter()
+        .filter_map(|label| {
+            let mut runs = BTreeSet::new();
+            let mut cvs: Vec<(Operation, CellKey, f64)> = Vec::new();
+            for op in ops {
+                let Some(cells) = op.cells.get(label) else {
+                    continue;
+                };
+                runs.extend(cells.values().flat_map(|c| c.by_run.keys()));
+                cvs.extend(across_runs(cells).into_iter().map(|(k, v)| (op.op, k, v)));
+            }
+            let (op, cell, worst_cv) = cvs.iter().copied().max_by(|a, b| a.2.total_cmp(&b.2))?;
+            let values: Vec<f64> = cvs.iter().map(|x| x.2).collect();
+            Some(RunSpread {
+                label: label.clone(),
+                runs: runs.len(),
+                cells: cvs.len(),
+                median_cv: stats::median(&values),
+                worst_cv,
+                worst: (op, cell),
+            })
+        })
+        .collect()
+}
+
+/// "Across 5 runs of tmpfs, a cell's median varied by 3.1% ...": one line of `spread`.
+pub fn run_spread_line(spread: &RunSpread) -> String {
+    let (op, k) = spread.worst;
+    format!(
+        "Across {} runs of {}, a cell's median varied by {:.1}% (CV of the runs' medians, median over {} cells; the most {:.1}%, {op} {} file / {} records)",
+        spread.runs,
+        spread.label,
+        spread.median_cv,
+        spread.cells,
+        spread.worst_cv,
+        format::size(k.0),
+        format::size(k.1),
+    )
 }
 
 /// The median operations per second over `cells` with records up to `IOPS_MAX_RECORD`;
@@ -359,5 +415,78 @@ mod tests {
             ((1 << 20, 1 << 20), CellStats::single(1e6)),
         ]);
         assert_eq!(small_record_iops(cells.iter()), Some(1024.0));
+    }
+
+    /// A label's cell over runs: each run's records, one per value.
+    fn cell_of_runs(runs: &[(&str, &[f64])]) -> CellStats {
+        let recs: Vec<Record> = runs
+            .iter()
+            .flat_map(|(id, values)| {
+                values.iter().enumerate().map(|(i, v)| Record {
+                    rep: i as u32,
+                    run_id: id.to_string(),
+                    throughput_kib_s: *v,
+                    ..Default::default()
+                })
+            })
+            .collect();
+        CellStats::from_records(&recs.iter().collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn run_spread_is_the_cv_of_each_runs_median_and_only_for_several_runs() {
+        // Medians 100, 110, 90 in the first cell (CV 10%); 200, 200, 200 in the second
+        // (0%): whatever the samples around them, which is what a run's interval sees.
+        let wide = cell_of_runs(&[
+            ("r1", &[80.0, 100.0, 130.0]),
+            ("r2", &[110.0, 90.0, 120.0]),
+            ("r3", &[70.0, 90.0, 95.0]),
+        ]);
+        let flat = cell_of_runs(&[
+            ("r1", &[200.0, 150.0, 250.0]),
+            ("r2", &[200.0, 199.0, 201.0]),
+            ("r3", &[200.0, 100.0, 300.0]),
+        ]);
+        let single = cell_of_runs(&[("r1", &[1.0, 2.0, 3.0])]);
+        let cells = |c: Vec<((u64, u64), CellStats)>| c.into_iter().collect();
+        let op = OpData {
+            op: Operation::Io(sharebench_core::op::Op::Read),
+            cells: BTreeMap::from([
+                (
+                    "t".to_string(),
+                    cells(vec![((1 << 20, 1 << 16), wide), ((1 << 24, 1 << 16), flat)]),
+                ),
+                ("one".to_string(), cells(vec![((1 << 20, 1 << 16), single)])),
+            ]),
+            vs_baseline: BTreeMap::new(),
+            p99_vs_baseline: BTreeMap::new(),
+            all_cells: vec![(1 << 20, 1 << 16), (1 << 24, 1 << 16)],
+        };
+        let spread = run_spread(&[op], &["t".to_string(), "one".to_string()]);
+        assert_eq!(
+            spread.len(),
+            1,
+            "a label of one run has no spread across runs"
+        );
+        let s = &spread[0];
+        assert_eq!((s.label.as_str(), s.runs, s.cells), ("t", 3, 2));
+        assert!((s.worst_cv - 10.0).abs() < 1e-9, "{s:?}");
+        assert!((s.median_cv - 5.0).abs() < 1e-9, "{s:?}");
+        assert_eq!(
+            s.worst,
+            (
+                Operation::Io(sharebench_core::op::Op::Read),
+                (1 << 20, 1 << 16)
+            )
+        );
+        let line = run_spread_line(s);
+        assert!(
+            line.starts_with("Across 3 runs of t, a cell's median varied by 5.0%"),
+            "{line}"
+        );
+        assert!(
+            line.contains("the most 10.0%, read 1 MiB file / 64 KiB records"),
+            "{line}"
+        );
     }
 }

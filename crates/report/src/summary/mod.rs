@@ -89,6 +89,9 @@ pub fn render(a: &Analysis) -> String {
             a.throughput.len()
         );
     }
+    for spread in &a.run_spread {
+        let _ = writeln!(s, "{}", tails::run_spread_line(spread));
+    }
     let sig = a
         .findings
         .iter()
