@@ -3,7 +3,8 @@
 //! (per cell, the medians over repetitions of p50 ... p99.99 and max; per target, its p99
 //! against the baseline's, paired by repetition as throughput is), how many small
 //! requests a second does a target serve, and how steady is it (the run-to-run CV of
-//! throughput, and the within-run jitter p99/p50). Not: rendering (see `html`, `svg`) or
+//! throughput, the within-run jitter p99/p50, and for a target of several runs the spread
+//! of its cell medians across them). Not: rendering (see `html`, `svg`) or
 //! throughput comparisons (see `compare`).
 
 /// Defined in `model` (the types every stage shares); named here too.

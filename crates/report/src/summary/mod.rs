@@ -1,7 +1,8 @@
 //! The terminal summaries, one module for both commands. Of a report's analysis (`render`,
 //! the `report` command's terminal renderer): a compact table of winners by operation and
 //! size class (margin and whether it is significant), operations per second and p99
-//! latency per operation and target, then the counts of findings and warnings. Of a run's
+//! latency per operation and target, for a target of several runs how far its cell medians
+//! moved between them, then the counts of findings and warnings. Of a run's
 //! records, right after it ran (`run::print`): see there. A glance; the evidence is in
 //! report.html. Not: colours or a pager.
 
