@@ -30,6 +30,8 @@ demo: build
 lint: deps
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --release --locked --all-targets $(FEATURES) -- -D warnings
+	# Plain cargo (no MPI feature) must build too: `cargo install --path crates/cli`.
+	$(CARGO) check --release --locked -p sharebench
 	# No module of core or report may use a module that uses it.
 	python3 scripts/module-cycles.py crates/core/src crates/report/src
 	# No function over 120 lines outside tests (split it where its parts have names).

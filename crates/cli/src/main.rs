@@ -8,8 +8,8 @@ mod clean_cmd;
 mod install_files;
 mod iozone;
 mod lab_cmd;
-#[cfg(feature = "mpi")]
 mod mixes;
+#[cfg(feature = "mpi")]
 mod mpi_ranks;
 mod report_cmd;
 mod run_cmd;
@@ -219,5 +219,5 @@ fn first_line(text: &str) -> String {
 
 /// One line on stderr; a closed stderr is ignored rather than a panic.
 fn say(line: &str) {
-    let _ = writeln!(std::io::stderr(), "{line}");
+    let _ = writeln!(std::io::stderr(), "{}", stdout::printable(line));
 }

@@ -4,6 +4,7 @@
 //! touched, so bad input leaves nothing behind. The analysis is `sharebench-report`.
 
 use crate::error::{CliError, CliResult};
+use crate::stdout::printable;
 use clap::Args;
 use sharebench_report::ReportRequest;
 use std::io::Write;
@@ -81,11 +82,11 @@ pub fn main(args: ReportArgs) -> CliResult<()> {
     let (_, rendered) = sharebench_report::build(&req).map_err(|e| CliError::usage(e.0))?;
     let mut err = std::io::stderr();
     for w in &rendered.warnings {
-        let _ = writeln!(err, "sharebench: warning: {w}");
+        let _ = writeln!(err, "sharebench: warning: {}", printable(w));
     }
     sharebench_report::write(&req.out, &rendered).map_err(|e| CliError::failed(e.0))?;
     let mut out = crate::stdout::stdout();
-    let _ = write!(out, "{}", rendered.summary);
+    let _ = write!(out, "{}", printable(&rendered.summary));
     let _ = writeln!(
         out,
         "Report: {} ({:.1} s)",
@@ -119,11 +120,11 @@ fn study_report(args: ReportArgs) -> CliResult<()> {
         sharebench_study::write_report(&runs, &args.out).map_err(CliError::usage)?;
     let mut err = std::io::stderr();
     for w in warnings {
-        let _ = writeln!(err, "sharebench: warning: {w}");
+        let _ = writeln!(err, "sharebench: warning: {}", printable(&w));
     }
     let mut out = crate::stdout::stdout();
     for l in lines {
-        let _ = writeln!(out, "{l}");
+        let _ = writeln!(out, "{}", printable(&l));
     }
     let _ = writeln!(out, "Report: {}", args.out.join("report.html").display());
     Ok(())

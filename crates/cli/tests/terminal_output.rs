@@ -67,3 +67,40 @@ fn quiet_says_nothing_on_the_way() {
     let err = stderr(&o);
     assert!(!err.contains("% of "), "{err}");
 }
+
+/// A target name read back from an input's records cannot drive the terminal: escape
+/// sequences in it are shown as escapes in `report`'s summary, never sent raw.
+#[test]
+fn control_characters_from_inputs_never_reach_the_terminal_raw() {
+    let t = shm_dir();
+    let target = t.path().join("t\u{1b}]0;owned\u{7}\u{1b}[2J");
+    std::fs::create_dir(&target).unwrap();
+    let out = t.path().join("r");
+    let o = run(&[
+        "run",
+        "-i",
+        "write",
+        "--file-sizes",
+        "64k",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+        target.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run(&[
+        "report",
+        out.to_str().unwrap(),
+        "--out",
+        t.path().join("rep").to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (said, err) = (stdout(&o), stderr(&o));
+    assert!(said.contains("\\u{1b}]0;owned"), "{said}");
+    for text in [&said, &err] {
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{7}'),
+            "{text:?}"
+        );
+    }
+}
