@@ -122,6 +122,9 @@ impl Backend for CachedBackend {
     fn stores_data(&self) -> bool {
         self.inner.stores_data()
     }
+    fn shared_with_others(&self) -> Option<String> {
+        self.inner.shared_with_others()
+    }
     fn open(&self, path: &str, how: OpenOptions) -> io::Result<Box<dyn FileHandle>> {
         let inner = self.inner.open(path, how)?;
         if how.truncate {

@@ -203,6 +203,7 @@ impl Backend for GlusterBackend {
             free_bytes: s.f_bavail * unit,
             total_files: s.f_files,
             free_files: s.f_favail,
+            read_only: false,
         })
     }
 

@@ -15,6 +15,7 @@ pub mod client_cache;
 pub mod ffi;
 #[cfg(feature = "gluster")]
 pub mod gluster;
+mod held_dirs;
 #[cfg(any(feature = "nfs41", feature = "smb2"))]
 mod inflight;
 pub mod mountinfo;

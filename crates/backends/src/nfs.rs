@@ -308,6 +308,7 @@ impl Backend for NfsBackend {
             free_bytes: s.bavail * unit,
             total_files: s.files,
             free_files: s.favail,
+            read_only: false,
         })
     }
 

@@ -706,6 +706,7 @@ impl Backend for Nfs41Backend {
             free_bytes: s.abytes,
             total_files: s.tfiles,
             free_files: s.afiles,
+            read_only: false,
         })
     }
 

@@ -65,6 +65,7 @@ impl Backend for NullBackend {
             free_bytes: u64::MAX,
             total_files: u64::MAX,
             free_files: u64::MAX,
+            read_only: false,
         })
     }
     fn chmod(&self, _path: &str, _mode: u32) -> io::Result<()> {

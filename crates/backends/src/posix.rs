@@ -1,23 +1,28 @@
 //! Any directory through the kernel's system calls: local disks, tmpfs, loop-mounted images,
-//! kernel and FUSE mounts. Paths are joined onto the root; nothing escapes it because the
-//! workloads only name paths inside the tool's working directory.
+//! kernel and FUSE mounts. Every entry is reached from a handle of the directory that holds
+//! it (`held_dirs`), never by a path the kernel resolves from the root each time, and no
+//! symlink is followed on the way: a target shared with other users cannot steer a write
+//! elsewhere.
 
+use crate::held_dirs::HeldDirs;
 use crate::mountinfo;
 use crate::remount::Remount;
-use nix::fcntl::{posix_fadvise, PosixFadviseAdvice};
+use nix::errno::Errno;
+use nix::fcntl::{openat, posix_fadvise, AtFlags, OFlag, PosixFadviseAdvice};
+use nix::sys::stat::{fstat, fstatat, Mode};
 use sharebench_core::backend::{
-    Backend, DirEntry, FileHandle, FileStat, FsStat, IoQueue, Mapping, OpenOptions, Purge,
-    PurgeRequest, TargetInfo,
+    tampered, Backend, DirEntry, FileHandle, FileStat, FsStat, IoQueue, Mapping, OpenOptions,
+    Purge, PurgeRequest, TargetInfo,
 };
 use std::fs::{self, File};
 use std::io::{self, IoSlice, IoSliceMut, Seek, SeekFrom};
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::os::unix::io::{AsRawFd, IntoRawFd};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 pub struct PosixBackend {
     root: PathBuf,
+    dirs: HeldDirs,
     mount: Option<mountinfo::Mount>,
     /// The remount that empties this file system's cache, once checked safe.
     remount: OnceLock<Result<Remount, String>>,
@@ -35,9 +40,11 @@ impl PosixBackend {
             return Err(format!("target '{shown}' is not a directory"));
         }
         let root = fs::canonicalize(root).map_err(|e| format!("target '{shown}': {e}"))?;
+        let dirs = HeldDirs::open(&root).map_err(|e| format!("target '{shown}': {e}"))?;
         let mount = mountinfo::lookup(&root);
         Ok(PosixBackend {
             root,
+            dirs,
             mount,
             remount: OnceLock::new(),
         })
@@ -51,8 +58,22 @@ impl PosixBackend {
             .map_err(|e| io::Error::other(e.clone()))
     }
 
-    fn path(&self, rel: &str) -> PathBuf {
-        self.root.join(rel)
+    /// Opens the existing entry `rel` with `flags` (never through a symlink).
+    fn open_existing(&self, rel: &str, flags: OFlag) -> io::Result<File> {
+        let (dir, name) = self.dirs.parent(rel)?;
+        let flags = flags | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
+        Ok(File::from(openat(&*dir, name, flags, Mode::empty())?))
+    }
+
+    /// The entry `rel` as `stat` sees it, following a last symlink or not.
+    fn stat_at(&self, rel: &str, at: AtFlags) -> io::Result<FileStat> {
+        let st = if rel.is_empty() {
+            fstat(self.dirs.root())?
+        } else {
+            let (dir, name) = self.dirs.parent(rel)?;
+            fstatat(&*dir, name, at)?
+        };
+        Ok(stat_of(&st))
     }
 }
 
@@ -66,14 +87,15 @@ fn client_of(fs_type: &str) -> &'static str {
     }
 }
 
-fn stat_of(m: &fs::Metadata) -> FileStat {
+fn stat_of(st: &nix::sys::stat::FileStat) -> FileStat {
+    let kind = st.st_mode & libc::S_IFMT;
     FileStat {
-        size: m.len(),
-        is_dir: m.is_dir(),
-        is_symlink: m.file_type().is_symlink(),
-        mode: m.mode(),
-        nlink: m.nlink(),
-        mtime_ns: i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()),
+        size: st.st_size as u64,
+        is_dir: kind == libc::S_IFDIR,
+        is_symlink: kind == libc::S_IFLNK,
+        mode: st.st_mode,
+        nlink: st.st_nlink,
+        mtime_ns: i128::from(st.st_mtime) * 1_000_000_000 + i128::from(st.st_mtime_nsec),
     }
 }
 
@@ -90,84 +112,126 @@ impl Backend for PosixBackend {
         }
     }
 
+    fn shared_with_others(&self) -> Option<String> {
+        let mode = fstat(self.dirs.root()).ok()?.st_mode;
+        let others_write = mode & 0o022 != 0;
+        let sticky = mode & libc::S_ISVTX != 0;
+        (others_write && !sticky).then(|| {
+            format!(
+                "target '{}' can be written by other users and has no sticky bit (mode {:o}): they can rename or replace sharebench's working directory there. sharebench follows none of their symlinks and stops if its directory is swapped, but they can spoil the run; chmod +t on it prevents that",
+                self.root.display(),
+                mode & 0o7777
+            )
+        })
+    }
+
     fn open(&self, path: &str, how: OpenOptions) -> io::Result<Box<dyn FileHandle>> {
-        let mut flags = 0;
+        let mut flags = match (how.read, how.write) {
+            (true, true) => OFlag::O_RDWR,
+            (false, true) => OFlag::O_WRONLY,
+            _ => OFlag::O_RDONLY,
+        };
+        if how.create {
+            flags |= OFlag::O_CREAT;
+        }
+        if how.truncate {
+            flags |= OFlag::O_TRUNC;
+        }
         if how.direct {
-            flags |= libc::O_DIRECT;
+            flags |= OFlag::O_DIRECT;
         }
         if how.sync {
-            flags |= libc::O_SYNC;
+            flags |= OFlag::O_SYNC;
         }
-        let file = fs::OpenOptions::new()
-            .read(how.read)
-            .write(how.write)
-            .create(how.create)
-            .truncate(how.truncate)
-            .mode(0o640)
-            .custom_flags(flags)
-            .open(self.path(path))?;
+        let (dir, name) = self.dirs.parent(path)?;
+        let flags = flags | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
+        let fd =
+            openat(&*dir, name, flags, Mode::from_bits_truncate(0o640)).map_err(|e| match e {
+                Errno::ELOOP => tampered(format!(
+                    "{} is a symlink, which sharebench does not follow",
+                    self.root.join(path).display()
+                )),
+                e => io::Error::from(e),
+            })?;
+        let file = File::from(fd);
+        if how.create {
+            self.dirs.created(path, &file)?;
+        }
         Ok(Box::new(PosixFile { file: Some(file) }))
     }
 
     fn stat(&self, path: &str) -> io::Result<FileStat> {
-        fs::metadata(self.path(path)).map(|m| stat_of(&m))
+        self.stat_at(path, AtFlags::empty())
     }
 
     fn lstat(&self, path: &str) -> io::Result<FileStat> {
-        fs::symlink_metadata(self.path(path)).map(|m| stat_of(&m))
+        self.stat_at(path, AtFlags::AT_SYMLINK_NOFOLLOW)
     }
 
     fn truncate(&self, path: &str, len: u64) -> io::Result<()> {
-        fs::OpenOptions::new()
-            .write(true)
-            .open(self.path(path))?
-            .set_len(len)
+        self.open_existing(path, OFlag::O_WRONLY)?.set_len(len)
     }
 
     fn unlink(&self, path: &str) -> io::Result<()> {
-        fs::remove_file(self.path(path))
+        let (dir, name) = self.dirs.parent(path)?;
+        Ok(nix::unistd::unlinkat(
+            &*dir,
+            name,
+            nix::unistd::UnlinkatFlags::NoRemoveDir,
+        )?)
     }
 
     fn mkdir(&self, path: &str) -> io::Result<()> {
-        fs::create_dir(self.path(path))
+        self.dirs.mkdir(path)
     }
 
     fn rmdir(&self, path: &str) -> io::Result<()> {
-        fs::remove_dir(self.path(path))
+        self.dirs.rmdir(path)
     }
 
     fn rename(&self, from: &str, to: &str) -> io::Result<()> {
-        fs::rename(self.path(from), self.path(to))
+        let (from_dir, from_name) = self.dirs.parent(from)?;
+        let (to_dir, to_name) = self.dirs.parent(to)?;
+        nix::fcntl::renameat(&*from_dir, from_name, &*to_dir, to_name)?;
+        self.dirs.forget(from);
+        self.dirs.forget(to);
+        Ok(())
     }
 
     fn link(&self, existing: &str, new: &str) -> io::Result<()> {
-        fs::hard_link(self.path(existing), self.path(new))
+        let (old_dir, old_name) = self.dirs.parent(existing)?;
+        let (new_dir, new_name) = self.dirs.parent(new)?;
+        // No AT_SYMLINK_FOLLOW: a symlink is linked as itself.
+        Ok(nix::unistd::linkat(
+            &*old_dir,
+            old_name,
+            &*new_dir,
+            new_name,
+            AtFlags::empty(),
+        )?)
     }
 
     fn symlink(&self, target: &str, link: &str) -> io::Result<()> {
-        std::os::unix::fs::symlink(target, self.path(link))
+        let (dir, name) = self.dirs.parent(link)?;
+        Ok(nix::unistd::symlinkat(target, &*dir, name)?)
     }
 
     fn readlink(&self, path: &str) -> io::Result<String> {
-        Ok(fs::read_link(self.path(path))?
+        let (dir, name) = self.dirs.parent(path)?;
+        Ok(nix::fcntl::readlinkat(&*dir, name)?
             .to_string_lossy()
             .into_owned())
     }
 
     fn readdir(&self, path: &str) -> io::Result<Vec<DirEntry>> {
-        fs::read_dir(self.path(path))?
-            .map(|e| {
-                let e = e?;
-                Ok(DirEntry {
-                    name: e.file_name().to_string_lossy().into_owned(),
-                    is_dir: e.file_type()?.is_dir(),
-                })
-            })
-            .collect()
+        self.dirs.readdir(path)
     }
 
     fn statfs(&self, path: &str) -> io::Result<FsStat> {
-        let s = nix::sys::statvfs::statvfs(&self.path(path))?;
+        let s = match self.stat_at(path, AtFlags::AT_SYMLINK_NOFOLLOW)? {
+            st if st.is_dir => nix::sys::statvfs::fstatvfs(&*self.dirs.dir(path)?)?,
+            _ => nix::sys::statvfs::fstatvfs(self.open_existing(path, OFlag::O_PATH)?)?,
+        };
         let frag = s.fragment_size() as u64;
         Ok(FsStat {
             block_size: frag,
@@ -175,11 +239,24 @@ impl Backend for PosixBackend {
             free_bytes: s.blocks_available() as u64 * frag,
             total_files: s.files() as u64,
             free_files: s.files_available() as u64,
+            read_only: s.flags().contains(nix::sys::statvfs::FsFlags::ST_RDONLY),
         })
     }
 
     fn chmod(&self, path: &str, mode: u32) -> io::Result<()> {
-        fs::set_permissions(self.path(path), fs::Permissions::from_mode(mode))
+        let (dir, name) = self.dirs.parent(path)?;
+        // fchmodat cannot leave a symlink unfollowed on Linux: refuse one instead. The
+        // directory is the tool's own, so nothing can appear in its place meanwhile.
+        let st = fstatat(&*dir, name, AtFlags::AT_SYMLINK_NOFOLLOW)?;
+        if st.st_mode & libc::S_IFMT == libc::S_IFLNK {
+            return Err(io::Error::from(Errno::ELOOP));
+        }
+        Ok(nix::sys::stat::fchmodat(
+            &*dir,
+            name,
+            Mode::from_bits_truncate(mode),
+            nix::sys::stat::FchmodatFlags::FollowSymlink,
+        )?)
     }
 
     fn set_times(&self, path: &str, atime_ns: i128, mtime_ns: i128) -> io::Result<()> {
@@ -189,9 +266,10 @@ impl Backend for PosixBackend {
                 ns.rem_euclid(1_000_000_000) as libc::c_long,
             )
         };
+        let (dir, name) = self.dirs.parent(path)?;
         nix::sys::stat::utimensat(
-            nix::fcntl::AT_FDCWD,
-            &self.path(path),
+            &*dir,
+            name,
             &ts(atime_ns),
             &ts(mtime_ns),
             nix::sys::stat::UtimensatFlags::NoFollowSymlink,
@@ -200,15 +278,14 @@ impl Backend for PosixBackend {
     }
 
     fn extents(&self, path: &str) -> io::Result<u64> {
-        let file = File::open(self.path(path))?;
+        let file = self.open_existing(path, OFlag::O_RDONLY)?;
         crate::ffi::fiemap::count_extents(&file)
     }
 
     fn purge_cache(&self, path: &str, how: PurgeRequest) -> io::Result<Purge> {
-        let full = self.path(path);
         match how {
             PurgeRequest::Drop => {
-                let file = File::open(&full)?;
+                let file = self.open_existing(path, OFlag::O_RDONLY)?;
                 file.sync_all()?;
                 nix::unistd::sync();
                 if fs::write("/proc/sys/vm/drop_caches", "3\n").is_ok() {
@@ -365,5 +442,100 @@ mod tests {
         let mut ro = b.open("f", OpenOptions::read_only()).unwrap();
         let e = ro.write(b"z").unwrap_err();
         assert_eq!(e.raw_os_error(), Some(libc::EBADF), "{e}");
+    }
+}
+
+#[cfg(test)]
+mod held_dir_tests {
+    use super::*;
+    use sharebench_core::backend::{names_tampering, write_all};
+
+    fn write(b: &PosixBackend, path: &str, bytes: &[u8]) -> io::Result<()> {
+        let mut f = b.open(path, OpenOptions::create_new())?;
+        write_all(f.as_mut(), bytes)?;
+        f.close()
+    }
+
+    /// Renamed away and replaced by a directory of symlinks, the tool's directory still
+    /// gets the tool's files; the symlinks' target is untouched; removing it is refused.
+    #[test]
+    fn a_swapped_directory_changes_where_nothing_goes() {
+        let t = tempfile::tempdir().unwrap();
+        let victim = t.path().join("victim");
+        std::fs::write(&victim, "secret").unwrap();
+        let root = t.path().join("root");
+        std::fs::create_dir(&root).unwrap();
+        let b = PosixBackend::new(&root).unwrap();
+        b.mkdir("w").unwrap();
+        write(&b, "w/a", b"first").unwrap();
+        std::fs::rename(root.join("w"), root.join("moved")).unwrap();
+        std::fs::create_dir(root.join("w")).unwrap();
+        std::os::unix::fs::symlink(&victim, root.join("w/f0")).unwrap();
+        write(&b, "w/f0", b"pattern").unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "secret");
+        assert_eq!(std::fs::read(root.join("moved/f0")).unwrap(), b"pattern");
+        b.unlink("w/f0").unwrap();
+        assert!(
+            root.join("w/f0").symlink_metadata().is_ok(),
+            "theirs is left"
+        );
+        b.unlink("w/a").unwrap();
+        let e = b.rmdir("w").unwrap_err();
+        assert!(names_tampering(&e.to_string()), "{e}");
+        assert!(root.join("w").exists() && root.join("moved").exists());
+    }
+
+    /// A symlink where the tool's directory should be is never followed, and stops the run.
+    #[test]
+    fn a_symlink_for_a_directory_is_refused_as_tampering() {
+        let t = tempfile::tempdir().unwrap();
+        let elsewhere = t.path().join("elsewhere");
+        std::fs::create_dir(&elsewhere).unwrap();
+        std::fs::write(elsewhere.join("f0"), "theirs").unwrap();
+        let root = t.path().join("root");
+        std::fs::create_dir(&root).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, root.join("w")).unwrap();
+        let b = PosixBackend::new(&root).unwrap();
+        for e in [
+            write(&b, "w/f0", b"pattern").unwrap_err(),
+            b.unlink("w/f0").unwrap_err(),
+            b.readdir("w").unwrap_err(),
+        ] {
+            assert!(names_tampering(&e.to_string()), "{e}");
+        }
+        assert_eq!(
+            std::fs::read_to_string(elsewhere.join("f0")).unwrap(),
+            "theirs"
+        );
+        // A symlink as the file itself: opened never, chmod refused.
+        b.mkdir("d").unwrap();
+        std::os::unix::fs::symlink(elsewhere.join("f0"), root.join("d/l")).unwrap();
+        let e = b.open("d/l", OpenOptions::read_write()).err().unwrap();
+        assert!(names_tampering(&e.to_string()), "{e}");
+        assert_eq!(
+            b.chmod("d/l", 0o777).unwrap_err().raw_os_error(),
+            Some(libc::ELOOP)
+        );
+    }
+
+    /// The tool's own directories are reopened (and rechecked) once too many are held, and
+    /// a path `..` could lead out of is refused.
+    #[test]
+    fn many_directories_are_reopened_and_paths_stay_inside() {
+        let t = tempfile::tempdir().unwrap();
+        let b = PosixBackend::new(t.path()).unwrap();
+        b.mkdir("w").unwrap();
+        for i in 0..300 {
+            b.mkdir(&format!("w/{i}")).unwrap();
+            write(&b, &format!("w/{i}/f"), b"x").unwrap();
+        }
+        for i in 0..300 {
+            assert_eq!(b.stat(&format!("w/{i}/f")).unwrap().size, 1);
+        }
+        assert_eq!(b.readdir("w").unwrap().len(), 300);
+        for p in ["w/../x", "../x", "w/.."] {
+            let e = b.open(p, OpenOptions::create_new()).err().unwrap();
+            assert_eq!(e.kind(), io::ErrorKind::InvalidInput, "{p}: {e}");
+        }
     }
 }

@@ -206,6 +206,7 @@ impl Backend for SmbBackend {
             free_bytes: s.f_bavail * unit,
             total_files: s.f_files,
             free_files: s.f_favail,
+            read_only: false,
         })
     }
 

@@ -811,6 +811,7 @@ impl Backend for SmbRustBackend {
             free_bytes: fs.free_bytes,
             total_files: 0,
             free_files: 0,
+            read_only: false,
         })
     }
 

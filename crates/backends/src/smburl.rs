@@ -104,24 +104,59 @@ pub fn parse(spec: &str) -> Result<Target, String> {
     })
 }
 
-/// Warns, once per process, that a password file others may read is no secret (as ssh
-/// does for a private key; the file is still used, it is the user's to fix).
-fn warn_if_others_can_read(path: &std::path::Path) {
-    use std::os::unix::fs::PermissionsExt;
-    static WARNED: std::sync::Once = std::sync::Once::new();
-    let Ok(meta) = std::fs::metadata(path) else {
-        return;
-    };
-    let mode = meta.permissions().mode() & 0o777;
-    if mode & 0o077 != 0 {
-        WARNED.call_once(|| {
-            eprintln!(
-                "sharebench: warning: {PASSWORD_FILE_ENV} {} is readable by others (mode {mode:04o}); make it private: chmod 600 {}",
-                path.display(),
-                path.display()
-            )
-        });
+/// The longest password file taken: a password and a newline, with room to spare.
+const PASSWORD_FILE_MAX: u64 = 4096;
+
+/// Reads a password file as ssh reads a private key: a regular file (not a FIFO or a
+/// device, which could block or never end), of a few KiB at most, owned by this user or
+/// root and readable by no one else; its first line, which must not be empty.
+fn read_password_file(path: &std::path::Path) -> Result<String, String> {
+    use std::io::Read;
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+    let shown = path.display();
+    let cannot = |e: std::io::Error| format!("{PASSWORD_FILE_ENV}: cannot read {shown}: {e}");
+    // O_NONBLOCK: opening a FIFO with no writer would otherwise wait forever.
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+        .map_err(cannot)?;
+    let meta = f.metadata().map_err(cannot)?;
+    if !meta.file_type().is_file() {
+        return Err(format!(
+            "{PASSWORD_FILE_ENV}: {shown} is not a regular file"
+        ));
     }
+    if meta.len() > PASSWORD_FILE_MAX {
+        return Err(format!(
+            "{PASSWORD_FILE_ENV}: {shown} is {} bytes; a password file holds one line of at most {PASSWORD_FILE_MAX}",
+            meta.len()
+        ));
+    }
+    let me = nix::unistd::geteuid().as_raw();
+    if meta.uid() != me && meta.uid() != 0 {
+        return Err(format!(
+            "{PASSWORD_FILE_ENV}: {shown} belongs to user {}, not to you (uid {me}) or root",
+            meta.uid()
+        ));
+    }
+    let mode = meta.mode() & 0o777;
+    if mode & 0o077 != 0 {
+        return Err(format!(
+            "{PASSWORD_FILE_ENV}: {shown} can be read by others (mode {mode:04o}); make it private: chmod 600 {shown}"
+        ));
+    }
+    let mut text = String::new();
+    f.take(PASSWORD_FILE_MAX + 1)
+        .read_to_string(&mut text)
+        .map_err(cannot)?;
+    let pw = text.lines().next().unwrap_or("");
+    if pw.is_empty() {
+        return Err(format!(
+            "{PASSWORD_FILE_ENV}: {shown} is empty; its first line is the password"
+        ));
+    }
+    Ok(pw.to_string())
 }
 
 /// The password, from the environment or a file; one-line errors that never show it.
@@ -132,16 +167,7 @@ pub fn password() -> Result<String, String> {
             .map_err(|_| format!("{PASSWORD_ENV} is not valid UTF-8"));
     }
     if let Some(f) = std::env::var_os(PASSWORD_FILE_ENV) {
-        let text = std::fs::read_to_string(&f).map_err(|e| {
-            format!(
-                "{PASSWORD_FILE_ENV}: cannot read {}: {e}",
-                std::path::Path::new(&f).display()
-            )
-        })?;
-        warn_if_others_can_read(std::path::Path::new(&f));
-        let pw = text.strip_suffix('\n').unwrap_or(&text);
-        let pw = pw.strip_suffix('\r').unwrap_or(pw);
-        return Ok(pw.to_string());
+        return read_password_file(std::path::Path::new(&f));
     }
     Err(format!(
         "smb:// targets need a password: set {PASSWORD_ENV}, or {PASSWORD_FILE_ENV} to a file holding it"

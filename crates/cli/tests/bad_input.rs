@@ -211,24 +211,41 @@ fn target_that_fills_up_keeps_earlier_records_and_fails() {
     if !nix_is_root() {
         return;
     }
-    // 3 MiB of space: the 1 MiB cells succeed, the 8 MiB cell hits ENOSPC.
-    let small = TmpfsMount::new("size=3m");
+    // 10 MiB of space, enough for the plan's largest file when the run starts; then
+    // something else takes 6 MiB of it while the 1 MiB cells run (2 s each), so the 8 MiB
+    // cell hits ENOSPC.
+    let small = TmpfsMount::new("size=10m");
     let out = shm_dir();
     let out_dir = out.path().join("r");
-    let o = run(&[
-        "run",
-        "-i",
-        "write,read",
-        "--file-sizes",
-        "1m,8m",
-        "--record-sizes",
-        "64k",
-        "--reps",
-        "1",
-        "--out",
-        out_dir.to_str().unwrap(),
-        small.path(),
-    ]);
+    let child = bin()
+        .args(["run", "-i", "write,read", "--file-sizes", "1m,8m"])
+        .args([
+            "--record-sizes",
+            "64k",
+            "--reps",
+            "1",
+            "--min-sample-time",
+            "2s",
+        ])
+        .args(["--out", out_dir.to_str().unwrap(), small.path()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !std::fs::read_dir(small.path())
+        .unwrap()
+        .flatten()
+        .any(|e| e.file_name().to_string_lossy().starts_with("sharebench-"))
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the run never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    std::fs::write(small.dir.path().join("filler"), vec![1u8; 6 << 20]).unwrap();
+    let o = child.wait_with_output().unwrap();
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let err = stderr(&o);
     assert!(
@@ -443,31 +460,58 @@ fn report_says_which_records_it_cannot_believe() {
 }
 
 #[test]
-fn a_password_file_others_can_read_is_warned_of() {
+fn a_password_file_must_be_a_small_private_regular_file() {
     use std::os::unix::fs::PermissionsExt;
     let t = shm_dir();
     let pw = t.path().join("pw");
     std::fs::write(&pw, "secret\n").unwrap();
     std::fs::set_permissions(&pw, std::fs::Permissions::from_mode(0o644)).unwrap();
-    // Nothing listens on port 1 of loopback: the run fails to connect, after the warning.
-    let run_with_file = || {
-        bin()
+    // Nothing listens on port 1 of loopback: a run that gets past the password fails to
+    // connect.
+    let run_with_file = |file: &std::path::Path| {
+        let started = std::time::Instant::now();
+        let o = bin()
             .args(["run", "-i", "write", "--file-sizes", "64k"])
             .arg("smb://user@127.0.0.1:1/share")
             .env_remove("SHAREBENCH_SMB_PASSWORD")
-            .env("SHAREBENCH_SMB_PASSWORD_FILE", &pw)
+            .env("SHAREBENCH_SMB_PASSWORD_FILE", file)
             .output()
-            .unwrap()
+            .unwrap();
+        assert!(
+            started.elapsed().as_secs() < 5,
+            "took {:?}",
+            started.elapsed()
+        );
+        o
     };
-    let o = run_with_file();
+    let refused = |file: &std::path::Path, why: &str| {
+        let o = run_with_file(file);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{file:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(err.contains(why), "{file:?}: {err}");
+        assert!(
+            !err.contains("secret"),
+            "the password is never shown: {err}"
+        );
+    };
+    refused(&pw, "can be read by others (mode 0644)");
+    refused(std::path::Path::new("/dev/zero"), "is not a regular file");
+    let fifo = t.path().join("fifo");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+    refused(&fifo, "is not a regular file");
+    let empty = t.path().join("empty");
+    std::fs::write(&empty, "").unwrap();
+    std::fs::set_permissions(&empty, std::fs::Permissions::from_mode(0o600)).unwrap();
+    refused(&empty, "is empty");
+    let big = t.path().join("big");
+    std::fs::write(&big, vec![b'x'; 5000]).unwrap();
+    std::fs::set_permissions(&big, std::fs::Permissions::from_mode(0o600)).unwrap();
+    refused(&big, "is 5000 bytes");
+
+    std::fs::set_permissions(&pw, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let o = run_with_file(&pw);
     let err = stderr(&o);
     assert!(!o.status.success());
-    assert!(err.contains("is readable by others (mode 0644)"), "{err}");
-    assert!(
-        !err.contains("secret"),
-        "the password is never shown: {err}"
-    );
-    std::fs::set_permissions(&pw, std::fs::Permissions::from_mode(0o600)).unwrap();
-    let o = run_with_file();
-    assert!(!stderr(&o).contains("readable by others"), "{}", stderr(&o));
+    assert!(!err.contains("SHAREBENCH_SMB_PASSWORD_FILE"), "{err}");
 }

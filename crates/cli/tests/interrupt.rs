@@ -153,11 +153,12 @@ fn what_a_killed_run_leaves_is_named_and_clean_removes_it() {
         .flatten()
         .collect();
     assert_eq!(left.len(), 1, "only the running run's directory is left");
-    // A second Ctrl-C names what it leaves behind.
+    // A second Ctrl-C (more than a second after the first: a signal sent to the process
+    // group arrives twice at once) names what it leaves behind.
     let pid = nix::unistd::Pid::from_raw(running.id() as i32);
-    for _ in 0..2 {
-        nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).unwrap();
-    }
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).unwrap();
+    std::thread::sleep(Duration::from_millis(1100));
+    let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT);
     let o = running.wait_with_output().unwrap();
     let err = stderr(&o);
     if err.contains("interrupted again") {
@@ -167,4 +168,47 @@ fn what_a_killed_run_leaves_is_named_and_clean_removes_it() {
     let o = run(&["clean", target.path().to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(std::fs::read_dir(target.path()).unwrap().count(), 0);
+}
+
+/// coreutils' `timeout` signals the run and then its whole process group: the two signals
+/// are one interrupt, so the run cleans up as after one Ctrl-C.
+#[test]
+fn a_run_under_timeout_cleans_up_and_says_interrupted() {
+    let target = shm_dir();
+    let scratch = shm_dir();
+    let out = scratch.path().join("r");
+    let o = std::process::Command::new("timeout")
+        .arg("2")
+        .arg(env!("CARGO_BIN_EXE_sharebench"))
+        .args([
+            "run",
+            "-i",
+            "write,read",
+            "--file-sizes",
+            "4m",
+            "--record-sizes",
+            "4k",
+        ])
+        .args(["--reps", "10000", "--quiet", "--out", out.to_str().unwrap()])
+        .arg(target.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(124),
+        "timeout's own code: {}",
+        stderr(&o)
+    );
+    assert!(!stderr(&o).contains("interrupted again"), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_dir(target.path()).unwrap().count(),
+        0,
+        "nothing left on the target"
+    );
+    let manifest = std::fs::read_to_string(out.join("run.json")).unwrap();
+    assert!(
+        manifest.contains("\"outcome\": \"interrupted\""),
+        "{manifest}"
+    );
+    assert!(out.join("results.csv").exists());
 }

@@ -155,3 +155,46 @@ fn run_into(out: &Path) -> std::process::Output {
         "null://",
     ])
 }
+
+/// The attack on a shared target (scripts/shared-target-attack.py): an unprivileged user
+/// swaps each new working directory in a 0777 target for one of symlinks to a root-owned
+/// file, or for a symlink to a root-owned directory, while root runs. Nothing of root's
+/// changes, and no run it interfered with says `complete`. `BAR=1` gives the full bar (ten
+/// tries of 30 s); the suite runs one short try.
+#[test]
+fn another_users_swaps_in_a_shared_target_change_nothing_of_roots() {
+    require_root();
+    if !nix_is_root() {
+        return;
+    }
+    let (tries, seconds) = if std::env::var_os("BAR").is_some() {
+        ("10", "30")
+    } else {
+        ("1", "6")
+    };
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scripts/shared-target-attack.py"
+    );
+    let o = std::process::Command::new("python3")
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_sharebench"))
+        .args(["--tries", tries, "--seconds", seconds])
+        .output()
+        .unwrap();
+    let said = stdout(&o);
+    assert!(o.status.success(), "{said}{}", stderr(&o));
+    // The attacker did get at the runs (else the test shows nothing).
+    let swapped: usize = said
+        .lines()
+        .filter_map(|l| {
+            l.split(" working directories swapped")
+                .next()?
+                .rsplit(' ')
+                .next()?
+                .parse::<usize>()
+                .ok()
+        })
+        .sum();
+    assert!(swapped > 0, "{said}");
+}

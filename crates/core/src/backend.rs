@@ -69,6 +69,8 @@ pub struct FsStat {
     pub free_bytes: u64,
     pub total_files: u64,
     pub free_files: u64,
+    /// Mounted read-only (where the client can tell).
+    pub read_only: bool,
 }
 
 /// How a cache purge was actually done, recorded next to the measurement.
@@ -125,6 +127,12 @@ pub trait Backend: Send + Sync {
     /// False for a target that keeps nothing (`null://`): nothing to verify or clean up.
     fn stores_data(&self) -> bool {
         true
+    }
+    /// A warning for the start of a run when other users can rename or replace entries in
+    /// the target's root (a directory anyone may write in without the sticky bit). `None`
+    /// where they cannot, or where the backend cannot tell.
+    fn shared_with_others(&self) -> Option<String> {
+        None
     }
     fn open(&self, path: &str, how: OpenOptions) -> io::Result<Box<dyn FileHandle>>;
     fn stat(&self, path: &str) -> io::Result<FileStat>;
@@ -274,6 +282,24 @@ pub trait Mapping: Send {
     fn write_at(&mut self, buf: &[u8], offset: u64);
     /// msync: make the written pages stable.
     fn flush(&mut self) -> io::Result<()>;
+}
+
+/// What every [`tampered`] error says, so that the engine knows one from its text too.
+pub const TAMPERED: &str = "another user has changed sharebench's own directory in this target";
+
+/// The error of an entry of the tool's own in a target that someone else replaced (a
+/// directory swapped, a symlink planted where a directory of the tool's should be): going on
+/// there is unsafe, so the engine stops the run ([`names_tampering`]).
+pub fn tampered(what: String) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::PermissionDenied,
+        format!("{what}: {TAMPERED}"),
+    )
+}
+
+/// True when an error's text is that of [`tampered`].
+pub fn names_tampering(why: &str) -> bool {
+    why.contains(TAMPERED)
 }
 
 /// The error a backend returns for an operation it cannot do.

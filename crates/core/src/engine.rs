@@ -6,6 +6,7 @@
 //! it. What a unit does is its workload's (`workload::Runner`); records go to an
 //! `Observer`. It knows nothing of output formats.
 
+use crate::backend::names_tampering;
 use crate::operation::Operation;
 use crate::plan::{Plan, Workload};
 use crate::ranks::{Ranks, Solo};
@@ -56,6 +57,9 @@ pub fn run_ranked(
         let mut w = shared.on(target, 0, &mut *observer, &mut summary);
         match runner.preflight(&mut w)? {
             End::Done => {}
+            End::TargetFailed(why) if names_tampering(&why) => {
+                return Ok(stopped(summary, target, why))
+            }
             End::TargetFailed(why) => {
                 dead[t] = true;
                 observer.warn(&why);
@@ -103,6 +107,11 @@ pub fn run_ranked(
                 }
                 match end {
                     End::Done => {}
+                    // Another user swapped the tool's directory: nothing more is touched.
+                    End::TargetFailed(why) if names_tampering(&why) => {
+                        held.release(None)?;
+                        return Ok(stopped(summary, target, why));
+                    }
                     End::TargetFailed(why) => {
                         dead[t] = true;
                         held.warn(&format!(

@@ -611,11 +611,28 @@ impl Plan {
         Ok(())
     }
 
-    /// Inodes and bytes a target must have free for this plan's workload at once; `None`
-    /// for the IOzone matrix (its files are checked as they are written).
+    /// The memory the IOzone matrix's buffers take at once: each worker's largest record
+    /// for every request it keeps in flight (`--threads` x `--iodepth` x record size). Zero
+    /// for the other workloads, which bound their own.
+    pub fn buffer_bytes(&self) -> u64 {
+        if !matches!(self.workload, Workload::Iozone) {
+            return 0;
+        }
+        let largest = self.cells.iter().map(|c| c.record_size).max().unwrap_or(0);
+        largest
+            .saturating_mul(u64::from(self.threads.max(1)))
+            .saturating_mul(u64::from(self.iodepth.max(1)))
+    }
+
+    /// Inodes and bytes a target must have free for this plan's workload at once (for the
+    /// IOzone matrix, its largest file for each worker); `None` when nothing is planned.
     pub fn needs(&self) -> Option<(u64, u64)> {
         Some(match &self.workload {
-            Workload::Iozone => return None,
+            Workload::Iozone => {
+                let largest = self.cells.iter().map(|c| c.file_size).max()?;
+                let workers = u64::from(self.threads.max(1));
+                (workers + 2, largest.saturating_mul(workers))
+            }
             Workload::Metadata(m) => m.needs(),
             Workload::Smallfiles(s) => s.needs(),
             Workload::Stream(s) => s.needs(),

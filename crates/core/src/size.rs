@@ -106,9 +106,33 @@ pub fn format_size(bytes: u64) -> String {
     bytes.to_string()
 }
 
+/// Formats an amount that is rarely exact (free space, memory) in its largest binary unit,
+/// to one decimal: `23.5 GiB`, `512.0 MiB`, `100 B`.
+pub fn format_amount(bytes: u64) -> String {
+    const UNITS: [(u64, &str); 4] = [
+        (1 << 40, "TiB"),
+        (1 << 30, "GiB"),
+        (1 << 20, "MiB"),
+        (1 << 10, "KiB"),
+    ];
+    for (mult, unit) in UNITS {
+        if bytes >= mult {
+            return format!("{:.1} {unit}", bytes as f64 / mult as f64);
+        }
+    }
+    format!("{bytes} B")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn amounts_are_shown_in_their_largest_unit() {
+        assert_eq!(format_amount(24_684_052 * 1024), "23.5 GiB");
+        assert_eq!(format_amount(1 << 40), "1.0 TiB");
+        assert_eq!(format_amount(100), "100 B");
+    }
 
     #[test]
     fn parses_suffixes_and_bare_numbers() {

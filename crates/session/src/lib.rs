@@ -21,6 +21,7 @@ use sharebench_core::record::{self, Record, RecordWriter, Status};
 use sharebench_core::run::{Observer, RunSummary, Target};
 use sharebench_core::safe_dir::SafeDir;
 use sharebench_core::server_cpu::ProcessSet;
+use sharebench_core::size::format_amount;
 use sharebench_core::workdir::Workdir;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -42,11 +43,22 @@ pub fn cancelled() -> bool {
     CANCEL.load(Ordering::SeqCst)
 }
 
+/// How long after an interrupt another one is the same: a signal sent to the whole process
+/// group (coreutils' `timeout`, Ctrl-C in a shell that also signals the group) arrives more
+/// than once, and must not count as the user asking twice.
+const SAME_INTERRUPT: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// Catches Ctrl-C, SIGTERM and SIGHUP from now on (once per process): the first sets the
-/// flag the engine and `cancelled` read; a second exits at once.
+/// flag the engine and `cancelled` read; a second, more than a second later, exits at once.
 pub fn install_ctrlc() {
+    static FIRST: OnceLock<std::time::Instant> = OnceLock::new();
     HANDLER.get_or_init(|| {
         let _ = ctrlc::set_handler(|| {
+            let first = *FIRST.get_or_init(std::time::Instant::now);
+            if first.elapsed() < SAME_INTERRUPT {
+                CANCEL.store(true, Ordering::SeqCst);
+                return;
+            }
             if CANCEL.swap(true, Ordering::SeqCst) {
                 // Never leave a file system unmounted: a remount under way finishes first
                 // (it is bounded: three mount attempts a second apart).
@@ -327,6 +339,9 @@ fn prepare_targets(
             }
             check_space(name, backend.as_ref(), spec.plan)?;
             warn_of_debris(name, backend.as_ref());
+            if let Some(w) = backend.shared_with_others() {
+                let _ = writeln!(io::stderr(), "sharebench: warning: {w}");
+            }
             let id = format!("{files_prefix}-t{i}");
             let workdir = Workdir::create_for(backend.as_ref(), &id, Some(results))
                 .map_err(|e| describe_workdir_error(name, &e))?;
@@ -478,7 +493,37 @@ fn check_spec(spec: &SessionSpec) -> CliResult<()> {
             "--reps auto is for one client: give a multi-client run --reps N",
         ));
     }
+    check_memory(spec.plan.buffer_bytes(), available_memory()).map_err(CliError::usage)
+}
+
+/// Refuses buffers that would take more than half the memory available now (the rest is
+/// for the page cache the measurement needs, and everything else on the machine).
+fn check_memory(buffers: u64, available: Option<u64>) -> Result<(), String> {
+    let Some(available) = available else {
+        return Ok(());
+    };
+    if buffers > available / 2 {
+        return Err(format!(
+            "the buffers would take {} (--threads x --iodepth x the largest record size), more than half of the {} of memory available",
+            format_amount(buffers),
+            format_amount(available)
+        ));
+    }
     Ok(())
+}
+
+/// MemAvailable of /proc/meminfo, in bytes; `None` where it cannot be read.
+fn available_memory() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kb = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemAvailable:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse::<u64>()
+        .ok()?;
+    Some(kb * 1024)
 }
 
 /// The run's id and the prefix of its working directories: one run id for all ranks of a
@@ -642,7 +687,10 @@ fn end_manifest(manifest: &mut Manifest, summary: &RunSummary, carried: usize) {
 }
 
 /// Removes the targets' working directories, or with `--keep-files` says where they are.
-fn leave_targets(plan: &Plan, targets: &[Target]) {
+/// Returns what was found if another user swapped a working directory meanwhile (the run
+/// was interfered with, so it cannot be called complete).
+fn leave_targets(plan: &Plan, targets: &[Target]) -> Option<String> {
+    let mut tampering = None;
     if plan.keep_files {
         for t in targets {
             // A directory target's working directory is a path here; another's is on
@@ -661,11 +709,15 @@ fn leave_targets(plan: &Plan, targets: &[Target]) {
     } else {
         remove_workdirs(targets, &mut |m: String| {
             let _ = writeln!(io::stderr(), "sharebench: warning: {m}");
+            if sharebench_core::backend::names_tampering(&m) {
+                tampering.get_or_insert(m);
+            }
         });
     }
     if let Ok(mut left) = LEFT_BEHIND.lock() {
         left.clear();
     }
+    tampering
 }
 
 /// Runs a plan end to end. `on_record` sees each record as it is taken (for live tables).
@@ -740,9 +792,12 @@ pub fn execute(spec: SessionSpec, on_record: &mut dyn FnMut(&Record)) -> CliResu
         &spec.carried,
     );
     progress.finish();
-    leave_targets(spec.plan, &targets);
+    let tampering = leave_targets(spec.plan, &targets);
     let records = std::mem::take(&mut observer.records);
-    let summary = ran.map_err(|e| io_err("results.jsonl", e))?;
+    let mut summary = ran.map_err(|e| io_err("results.jsonl", e))?;
+    if summary.stopped.is_none() {
+        summary.stopped = tampering;
+    }
     end_manifest(&mut manifest, &summary, spec.carried.len());
     if let Some(dir) = &out_dir {
         write_manifest(dir, &manifest).map_err(|e| io_err("run.json", e))?;
@@ -810,4 +865,21 @@ pub fn outcome_error(result: &SessionResult) -> Option<CliError> {
         )));
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buffers_over_half_the_available_memory_are_refused() {
+        let gib = 1u64 << 30;
+        assert!(check_memory(gib, Some(4 * gib)).is_ok());
+        let e = check_memory(3 * gib, Some(4 * gib)).unwrap_err();
+        assert!(e.contains("3.0 GiB") && e.contains("4.0 GiB"), "{e}");
+        assert!(
+            check_memory(u64::MAX, None).is_ok(),
+            "unknown memory: no refusal"
+        );
+    }
 }

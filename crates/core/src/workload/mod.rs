@@ -410,6 +410,9 @@ pub fn check_space(
         Err(e) if e.kind() == io::ErrorKind::Unsupported => return Ok(()),
         Err(e) => return Err(format!("statfs failed: {e}")),
     };
+    if st.read_only {
+        return Err("cannot write there: read-only file system".into());
+    }
     if st.total_files > 0 && st.free_files < inodes {
         return Err(format!(
             "needs {inodes} free inodes but the file system has {}",
@@ -419,8 +422,8 @@ pub fn check_space(
     if st.total_bytes > 0 && st.free_bytes < bytes {
         return Err(format!(
             "needs {} free but the file system has {}",
-            crate::size::format_size(bytes),
-            crate::size::format_size(st.free_bytes)
+            crate::size::format_amount(bytes),
+            crate::size::format_amount(st.free_bytes)
         ));
     }
     Ok(())
