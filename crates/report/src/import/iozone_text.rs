@@ -26,8 +26,11 @@ pub fn looks_like(text: &str) -> bool {
 
 /// Parses a whole IOzone log; `source` names it in the records' `run_id`.
 pub fn parse(text: &str, source: &str) -> Result<Imported, String> {
-    let lines: Vec<&str> = text.lines().collect();
+    let mut lines: Vec<&str> = text.lines().collect();
     let mut out = Imported::default();
+    if let Some(note) = cut_short(text, &mut lines) {
+        out.notes.push(format!("{source}: {note}"));
+    }
     let excel = parse_excel_reports(&lines, source);
     if excel.iter().any(|(cpu, _)| !cpu) {
         let (cpu, perf): (Vec<_>, Vec<_>) = excel.into_iter().partition(|(c, _)| *c);
@@ -71,6 +74,36 @@ pub fn parse(text: &str, source: &str) -> Result<Imported, String> {
         ));
     }
     Ok(out)
+}
+
+/// Says whether a whole IOzone log (one with IOzone's banner) ends before IOzone's last
+/// line, "iozone test complete.": a copy or a run cut short. A last line without its
+/// newline was cut mid-way (a figure cut mid-number reads as a smaller one) and is dropped.
+fn cut_short(text: &str, lines: &mut Vec<&str>) -> Option<String> {
+    if !text.contains("Iozone: Performance Test") || text.contains("iozone test complete") {
+        return None;
+    }
+    let dropped = if text.ends_with('\n') {
+        None
+    } else {
+        lines.pop()
+    };
+    let last = lines
+        .iter()
+        .rev()
+        .map(|l| l.trim())
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
+    let mut note = format!(
+        "the log ends before IOzone's \"iozone test complete.\" (cut short?); its last complete line is \"{last}\""
+    );
+    if let Some(d) = dropped {
+        note.push_str(&format!(
+            "; the line after it was cut mid-way and is left out (\"{}\")",
+            d.trim()
+        ));
+    }
+    Some(note)
 }
 
 /// Gives each repeated (op, threads, file, record) its own repetition number, in order.
@@ -505,6 +538,29 @@ mod tests {
         );
         assert_eq!(got[0].file_size, 409600 * 1024);
         assert_eq!(got[0].record_size, 64 * 1024);
+    }
+
+    /// A whole log cut short: a warning names the last complete line, and a row cut
+    /// mid-number (4489337 read as 44893) is left out, not imported as a smaller figure.
+    #[test]
+    fn a_log_cut_short_is_flagged_and_its_cut_row_dropped() {
+        let head = "\tIozone: Performance Test of File I/O\n\n              KB  reclen   write rewrite    read    reread\n            1024       4 4489337 4489338 4489339 4489340\n";
+        let cut = format!("{head}            2048       4 4489337 44893");
+        let got = parse(&cut, "t.txt").unwrap();
+        assert_eq!(got.records.len(), 4, "only the complete row");
+        assert!(got.records.iter().all(|r| r.throughput_kib_s > 4_000_000.0));
+        let note = got.notes.join("\n");
+        assert!(note.contains("t.txt: the log ends before"), "{note}");
+        assert!(note.contains("1024       4 4489337 4489338"), "{note}");
+        assert!(note.contains("cut mid-way"), "{note}");
+        // Cut at a line's end: the rows are whole, the warning stays.
+        let got = parse(head, "t.txt").unwrap();
+        assert_eq!(got.records.len(), 4);
+        assert!(!got.notes.join("").contains("cut mid-way"));
+        assert_eq!(got.notes.len(), 1);
+        // A whole log: nothing to say.
+        let whole = format!("{head}\niozone test complete.\n");
+        assert!(parse(&whole, "t.txt").unwrap().notes.is_empty());
     }
 
     #[test]

@@ -61,15 +61,29 @@ impl Grid {
     }
 }
 
-/// Reads the first sheet of an `.xlsx` (or BIFF5/8 `.xls`) workbook with calamine.
+/// The most a workbook may unpack to: its parts are XML, and an IOzone workbook's are small.
+const MAX_UNPACKED_BYTES: u64 = 256 << 20;
+/// The most cells a sheet may hold (an IOzone workbook holds a few thousand).
+const MAX_CELLS: usize = 4_000_000;
+
+/// Reads the first sheet of an `.xlsx` (or BIFF5/8 `.xls`) workbook with calamine. An
+/// `.xlsx` is unpacked once first, bytes counted and thrown away, so that a zip bomb is
+/// refused before calamine holds any of it; its cells are then read one by one, so that a
+/// sheet whose one cell lies at its far corner costs one cell, not the whole rectangle.
 pub fn read_with_calamine(bytes: &[u8]) -> Result<Grid, String> {
-    use calamine::{Data, Reader};
+    use calamine::{Reader, Sheets};
+    if bytes.starts_with(b"PK\x03\x04") {
+        check_unpacked_size(bytes, MAX_UNPACKED_BYTES)?;
+    }
     let cursor = std::io::Cursor::new(bytes.to_vec());
     let mut wb = calamine::open_workbook_auto_from_rs(cursor)
         .map_err(|e| format!("cannot read workbook: {e}"))?;
     let Some(name) = wb.sheet_names().first().cloned() else {
         return Err("workbook has no sheet".into());
     };
+    if let Sheets::Xlsx(x) = &mut wb {
+        return read_cells(x, &name);
+    }
     let range = wb
         .worksheet_range(&name)
         .map_err(|e| format!("cannot read sheet '{name}': {e}"))?;
@@ -78,19 +92,85 @@ pub fn read_with_calamine(bytes: &[u8]) -> Result<Grid, String> {
     for (r, row) in range.rows().enumerate() {
         for (c, cell) in row.iter().enumerate() {
             let (row_i, col_i) = (r0 as usize + r, c0 as usize + c);
-            let (Ok(row_u), Ok(col_u)) = (u32::try_from(row_i), u16::try_from(col_i)) else {
-                continue;
-            };
             let v = match cell {
-                Data::Int(i) => Value::Number(*i as f64),
-                Data::Float(f) => Value::Number(*f),
-                Data::String(s) => Value::Text(s.clone()),
+                calamine::Data::Int(i) => Value::Number(*i as f64),
+                calamine::Data::Float(f) => Value::Number(*f),
+                calamine::Data::String(s) => Value::Text(s.clone()),
                 _ => continue,
             };
-            grid.set(row_u, col_u, v);
+            put(&mut grid, row_i as u64, col_i as u64, v);
         }
     }
     Ok(grid)
+}
+
+/// The first sheet of an `.xlsx`, cell by cell; at most [`MAX_CELLS`] cells.
+fn read_cells<RS: std::io::Read + std::io::Seek>(
+    x: &mut calamine::Xlsx<RS>,
+    name: &str,
+) -> Result<Grid, String> {
+    let mut cells = x
+        .worksheet_cells_reader(name)
+        .map_err(|e| format!("cannot read sheet '{name}': {e}"))?;
+    let mut grid = Grid::default();
+    let mut n = 0usize;
+    while let Some(cell) = cells
+        .next_cell()
+        .map_err(|e| format!("cannot read sheet '{name}': {e}"))?
+    {
+        n += 1;
+        if n > MAX_CELLS {
+            return Err(format!(
+                "sheet '{name}' holds more than {MAX_CELLS} cells; an IOzone workbook holds a few thousand"
+            ));
+        }
+        let (row, col) = cell.get_position();
+        if let Some(v) = value_of(cell.get_value().clone()) {
+            put(&mut grid, u64::from(row), u64::from(col), v);
+        }
+    }
+    Ok(grid)
+}
+
+/// A cell's value as the importer uses it: numbers and text; nothing else.
+fn value_of(cell: calamine::DataRef<'_>) -> Option<Value> {
+    use calamine::DataRef;
+    match cell {
+        DataRef::Int(i) => Some(Value::Number(i as f64)),
+        DataRef::Float(f) => Some(Value::Number(f)),
+        DataRef::String(s) => Some(Value::Text(s)),
+        DataRef::SharedString(s) => Some(Value::Text(s.to_string())),
+        _ => None,
+    }
+}
+
+fn put(grid: &mut Grid, row: u64, col: u64, v: Value) {
+    if let (Ok(row), Ok(col)) = (u32::try_from(row), u16::try_from(col)) {
+        grid.set(row, col, v);
+    }
+}
+
+/// Refuses a zip whose entries unpack to more than `limit` bytes in all, by unpacking
+/// them (what the headers declare may lie) into nothing, stopping at the limit.
+fn check_unpacked_size(bytes: &[u8], limit: u64) -> Result<(), String> {
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes))
+        .map_err(|e| format!("cannot read workbook: {e}"))?;
+    let mut total = 0u64;
+    for i in 0..zip.len() {
+        let entry = zip
+            .by_index(i)
+            .map_err(|e| format!("cannot read workbook: {e}"))?;
+        let mut capped = std::io::Read::take(entry, limit - total + 1);
+        total += std::io::copy(&mut capped, &mut std::io::sink())
+            .map_err(|e| format!("cannot read workbook: {e}"))?;
+        if total > limit {
+            return Err(format!(
+                "the workbook unpacks to more than {} MiB (a zip bomb?); an IOzone workbook unpacks to a few hundred KiB",
+                limit >> 20
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The records of an IOzone `-b` sheet; an error when the sheet has none.
@@ -315,6 +395,54 @@ fn parse_throughput(grid: &Grid, command: &str, source: &str) -> Vec<Record> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Write;
+
+    /// A minimal .xlsx whose one sheet is `sheet` (the XML of xl/worksheets/sheet1.xml).
+    fn xlsx(sheet: &[u8]) -> Vec<u8> {
+        let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        let opts = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated);
+        let parts: [(&str, &[u8]); 5] = [
+            ("[Content_Types].xml", br#"<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/></Types>"#),
+            ("_rels/.rels", br#"<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>"#),
+            ("xl/workbook.xml", br#"<?xml version="1.0"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Sheet1" sheetId="1" r:id="rId1"/></sheets></workbook>"#),
+            ("xl/_rels/workbook.xml.rels", br#"<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/></Relationships>"#),
+            ("xl/worksheets/sheet1.xml", sheet),
+        ];
+        for (name, bytes) in parts {
+            zip.start_file(name, opts).unwrap();
+            zip.write_all(bytes).unwrap();
+        }
+        zip.finish().unwrap().into_inner()
+    }
+
+    const SHEET_START: &str = r#"<?xml version="1.0"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">"#;
+
+    /// One cell at the far corner of the largest sheet: read as one cell, not as the
+    /// 17 billion of the rectangle from A1 (which once aborted `report`).
+    #[test]
+    fn a_cell_at_the_far_corner_costs_one_cell() {
+        let sheet = format!(
+            r#"{SHEET_START}<dimension ref="A1:XFD1048576"/><sheetData><row r="1"><c r="A1"><v>7</v></c></row><row r="1048576"><c r="XFD1048576"><v>42</v></c></row></sheetData></worksheet>"#
+        );
+        let grid = read_with_calamine(&xlsx(sheet.as_bytes())).unwrap();
+        assert_eq!(grid.number(0, 0), Some(7.0));
+        assert_eq!(grid.number(1_048_575, 16_383), Some(42.0));
+        assert_eq!(grid.cells.len(), 2);
+    }
+
+    /// A zip bomb: a few hundred KiB that unpack to more than the limit, refused while
+    /// counted, before calamine holds any of it.
+    #[test]
+    fn a_workbook_that_unpacks_past_the_limit_is_refused() {
+        let mut sheet = SHEET_START.as_bytes().to_vec();
+        sheet.resize(sheet.len() + (MAX_UNPACKED_BYTES as usize) + 1024, b' ');
+        sheet.extend_from_slice(b"<sheetData/></worksheet>");
+        let bomb = xlsx(&sheet);
+        assert!(bomb.len() < 2 << 20, "{} bytes", bomb.len());
+        let e = read_with_calamine(&bomb).unwrap_err();
+        assert!(e.contains("unpacks to more than 256 MiB"), "{e}");
+    }
 
     #[test]
     fn auto_layout_blocks() {
