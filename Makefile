@@ -6,7 +6,7 @@ BIN := target/release/sharebench
 # The binary is built with multi-client (MPI) support.
 FEATURES := --features sharebench/mpi
 
-.PHONY: deps build demo test lint bench clean install uninstall
+.PHONY: deps build demo test lint bench fuzz clean install uninstall
 
 # Where `make install` puts things (Debian's places for software installed locally).
 PREFIX ?= /usr/local
@@ -44,6 +44,11 @@ test: deps lint
 # Side-by-side ratios against fio, measured in one run.
 bench: build
 	scripts/bench.sh
+
+# Every parser of outside input under libFuzzer, FUZZ_SECONDS each (default 600; nightly
+# and cargo-fuzz, installed if missing). Outside CI's budget.
+fuzz: deps
+	scripts/fuzz.sh
 
 clean:
 	$(CARGO) clean

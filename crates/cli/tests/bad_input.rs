@@ -515,3 +515,83 @@ fn a_password_file_must_be_a_small_private_regular_file() {
     assert!(!o.status.success());
     assert!(!err.contains("SHAREBENCH_SMB_PASSWORD_FILE"), "{err}");
 }
+
+/// Results on a disk that fills up: the run ends with one line, run.json says `failed`
+/// (written over itself when no new file fits), results.jsonl holds whole lines only, and
+/// nothing is left on the target.
+#[test]
+fn results_on_a_full_disk_end_failed_with_whole_lines() {
+    require_root();
+    if !nix_is_root() {
+        return;
+    }
+    let small = TmpfsMount::new("size=48k");
+    let out = std::path::Path::new(small.path()).join("r");
+    let target = shm_dir();
+    let o = run(&[
+        "run",
+        "-i",
+        "write,read",
+        "--file-sizes",
+        "64k,128k,256k,512k,1m",
+        "--record-sizes",
+        "4k,8k,16k,32k,64k",
+        "--reps",
+        "10",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+        target.path().to_str().unwrap(),
+    ]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("No space left on device"), "{err}");
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    assert_eq!(manifest["outcome"], "failed");
+    let jsonl = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
+    assert!(jsonl.ends_with('\n'), "a cut last line");
+    assert!(!records(&out).is_empty());
+    let names: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(!names.iter().any(|n| n.ends_with(".tmp")), "{names:?}");
+    assert_eq!(std::fs::read_dir(target.path()).unwrap().count(), 0);
+}
+
+/// Worker threads that cannot all be started (address space capped): the cell fails with
+/// one reason, those started are released, and the run ends `failed` without a panic or a
+/// hang (it once waited forever at the start barrier).
+#[test]
+fn workers_that_cannot_be_started_fail_the_run_without_a_hang() {
+    let target = shm_dir();
+    let out = target.path().join("r");
+    let dir = target.path().join("t");
+    std::fs::create_dir(&dir).unwrap();
+    let o = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 2000000; exec timeout 120 \"$@\"")
+        .arg("sh")
+        .arg(env!("CARGO_BIN_EXE_sharebench"))
+        .args([
+            "run",
+            "-i",
+            "write",
+            "--file-sizes",
+            "64k",
+            "--threads",
+            "1024",
+        ])
+        .args(["--reps", "1", "--quiet", "--out", out.to_str().unwrap()])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("cannot start worker thread"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    let manifest = std::fs::read_to_string(out.join("run.json")).unwrap();
+    assert!(manifest.contains("\"outcome\": \"failed\""), "{manifest}");
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+}

@@ -9,7 +9,7 @@ use crate::operation::Operation;
 use crate::safe_dir::SafeDir;
 use serde::{Deserialize, Serialize};
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read, Write};
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 pub const SCHEMA_VERSION: u32 = 1;
@@ -451,6 +451,8 @@ pub struct RecordWriter {
     path: PathBuf,
     file: File,
     count: u64,
+    /// Bytes of whole lines written: a failed write is cut back to here.
+    whole: u64,
 }
 
 impl RecordWriter {
@@ -460,15 +462,21 @@ impl RecordWriter {
             path: dir.path().join(name),
             file: dir.create_new(name, 0o644)?,
             count: 0,
+            whole: 0,
         })
     }
 
-    /// Writes one record and flushes it to the kernel before returning.
+    /// Writes one record and flushes it to the kernel before returning. A write that fails
+    /// part-way (a full disk) is cut back, so the file never ends in half a line.
     pub fn append(&mut self, record: &Record) -> io::Result<()> {
         let mut line = serde_json::to_vec(record).map_err(io::Error::other)?;
         line.push(b'\n');
-        self.file.write_all(&line)?;
-        self.file.flush()?;
+        if let Err(e) = self.file.write_all(&line).and_then(|()| self.file.flush()) {
+            let _ = self.file.set_len(self.whole);
+            let _ = self.file.seek(SeekFrom::Start(self.whole));
+            return Err(e);
+        }
+        self.whole += line.len() as u64;
         self.count += 1;
         Ok(())
     }

@@ -72,9 +72,26 @@ impl SafeDir {
         let tmp = format!(".{name}.{}.tmp", std::process::id());
         self.remove(&tmp)?;
         let mut f = self.create_new(&tmp, mode)?;
-        f.write_all(bytes)?;
+        if let Err(e) = f.write_all(bytes) {
+            let _ = self.remove(&tmp);
+            return Err(e);
+        }
         drop(f);
         renameat(&self.fd, tmp.as_str(), &self.fd, name).map_err(|e| self.error(name, e))
+    }
+
+    /// Writes `bytes` over the existing regular file `name` in place (no symlink followed),
+    /// for when `replace` cannot: on a full disk, the blocks the file holds can still take
+    /// a text of about its size. Not atomic: a reader may see it half written.
+    pub fn overwrite(&self, name: &str, bytes: &[u8]) -> io::Result<()> {
+        let flags = OFlag::O_WRONLY | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
+        let fd = openat(&self.fd, name, flags, Mode::empty()).map_err(|e| self.error(name, e))?;
+        let mut f = File::from(fd);
+        if !f.metadata()?.is_file() {
+            return Err(io::Error::other(format!("{name} is not a regular file")));
+        }
+        f.write_all(bytes)?;
+        f.set_len(bytes.len() as u64)
     }
 
     /// Removes file `name` if it is there (a symlink is removed, not followed).

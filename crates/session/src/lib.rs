@@ -794,7 +794,23 @@ pub fn execute(spec: SessionSpec, on_record: &mut dyn FnMut(&Record)) -> CliResu
     progress.finish();
     let tampering = leave_targets(spec.plan, &targets);
     let records = std::mem::take(&mut observer.records);
-    let mut summary = ran.map_err(|e| io_err("results.jsonl", e))?;
+    let mut summary = match ran {
+        Ok(summary) => summary,
+        Err(e) => {
+            // Records could not be written (a full disk): say so in run.json too, if it can
+            // still be written, rather than leave it saying the run is running.
+            manifest.ended_at = Some(chrono::Utc::now().to_rfc3339());
+            manifest.outcome = RunOutcome::Failed;
+            if let Some(dir) = &out_dir {
+                if write_manifest(dir, &manifest).is_err() {
+                    if let Ok(text) = serde_json::to_string_pretty(&manifest) {
+                        let _ = dir.overwrite("run.json", (text + "\n").as_bytes());
+                    }
+                }
+            }
+            return Err(io_err("results.jsonl", e));
+        }
+    };
     if summary.stopped.is_none() {
         summary.stopped = tampering;
     }

@@ -4,6 +4,7 @@
 //! What runs when is `matrix`'s (a cell's tests) and the engine's (cells, repetitions,
 //! targets); this module only knows how one pass is done.
 
+pub mod gate;
 pub mod matrix;
 
 use crate::backend::{
@@ -20,7 +21,6 @@ use crate::plan::{Cell, Timing};
 use crate::workload::buffered::Buffered;
 use std::io::{self, IoSlice, IoSliceMut};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Barrier;
 use std::time::Instant;
 
 /// Most bytes one pwritev/preadv call carries; fewer records per call for large records.
@@ -62,7 +62,7 @@ pub fn iodepth_for(op: Op, timing: &Timing, depth: u32) -> u32 {
 /// How workers are kept in step.
 pub struct Coordination<'a> {
     /// All workers wait here after opening, so they start together.
-    pub start: Option<&'a Barrier>,
+    pub start: Option<&'a gate::StartGate>,
     /// Set by the first worker to finish; the others then note their figures (stonewalling).
     pub first_done: &'a AtomicBool,
     pub stonewall: bool,
@@ -183,8 +183,12 @@ pub fn run_pass(
     // worker waits forever at the barrier.
     let opened = open_for_pass(backend, path, spec, how, &mut bufs.data);
     op_clock::ready();
-    if let Some(b) = coord.start {
-        b.wait();
+    if let Some(g) = coord.start {
+        if !g.wait() {
+            return Err(PassError::Io(io::Error::other(
+                "the pass was called off: another worker could not be started",
+            )));
+        }
     }
     let (mut file, mut mapping) = opened?;
     let mut pass = Pass::start(spec, coord);

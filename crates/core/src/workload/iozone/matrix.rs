@@ -5,6 +5,7 @@
 //! Not: the order of cells, repetitions and targets (the engine's), nor how a pass does
 //! its I/O (the parent module's).
 
+use super::gate::StartGate;
 use super::{iodepth_for, Coordination, PassError, PassOutcome, PassSpec, WorkerBuffers};
 use crate::backend::{Backend, PurgeRequest};
 use crate::cpu::{CpuSnapshot, CpuUsage};
@@ -20,7 +21,6 @@ use crate::server_cpu;
 use crate::workload::{End, Runner, WorkloadRun};
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Barrier;
 use std::time::Instant;
 
 /// The IOzone matrix's runner: one unit per cell.
@@ -563,7 +563,7 @@ fn take(
     let released = Instant::now();
     let backend = ctx.target.backend.as_ref();
     let workers = specs.len();
-    let barrier = Barrier::new(workers + 1);
+    let barrier = StartGate::new(workers + 1);
     let first_done = AtomicBool::new(false);
     let coord = Coordination {
         start: Some(&barrier),
@@ -592,15 +592,28 @@ fn take(
         (vec![result], before)
     } else {
         std::thread::scope(|s| {
-            let handles: Vec<_> = specs
+            let mut handles = Vec::with_capacity(workers);
+            for (i, ((spec, file), buf)) in specs
                 .iter()
                 .zip(&st.files)
                 .zip(st.bufs.iter_mut())
-                .map(|((spec, file), buf)| {
-                    let coord = &coord;
-                    s.spawn(move || super::run_pass(backend, file, spec, buf, coord))
-                })
-                .collect();
+                .enumerate()
+            {
+                let coord = &coord;
+                let spawned = std::thread::Builder::new()
+                    .spawn_scoped(s, move || super::run_pass(backend, file, spec, buf, coord));
+                match spawned {
+                    Ok(h) => handles.push(h),
+                    Err(e) => {
+                        // Those started return from the gate; the scope joins them.
+                        barrier.call_off();
+                        return Err(format!(
+                            "cannot start worker thread {} of {workers}: {e} (lower --threads, or raise the limits: ulimit -u, ulimit -v)",
+                            i + 1
+                        ));
+                    }
+                }
+            }
             // Workers cannot pass the barrier before the parent reaches it, so what is
             // counted from here covers all their work.
             let before = outside();
@@ -616,8 +629,9 @@ fn take(
                     })
                 })
                 .collect();
-            (results, before)
+            Ok((results, before))
         })
+        .map_err(Unmeasured::Failed)?
     };
     let (cpu0, server0, fuse0, disk0) = before;
     let (cpu1, server1, fuse1, disk1) = outside();
