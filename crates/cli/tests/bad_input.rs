@@ -320,6 +320,35 @@ fn a_target_given_twice_is_refused() {
     assert_one_line_error(&["run", p, &slash], 2, "are the same");
     assert_one_line_error(&["run", "null://", "null://"], 2, "is given twice");
     assert_no_workdir(t.path());
+    // The same directory through a bind mount is the same inode: one target.
+    if nix_is_root() {
+        let view = shm_dir();
+        let ok = std::process::Command::new("mount")
+            .args(["--bind", p, view.path().to_str().unwrap()])
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "mount --bind");
+        let o = run(&[
+            "run",
+            "-i",
+            "write",
+            "--file-sizes",
+            "64k",
+            p,
+            view.path().to_str().unwrap(),
+        ]);
+        let _ = std::process::Command::new("umount")
+            .arg(view.path())
+            .status();
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains("are the same (one directory"),
+            "{}",
+            stderr(&o)
+        );
+        assert_no_workdir(t.path());
+    }
 }
 
 #[test]

@@ -570,6 +570,12 @@ fn smb_every_operation_verifies_against_samba() {
     let out = shm_dir();
     let pw_file = out.path().join("pw");
     fs::write(&pw_file, format!("{SMB_PASSWORD}\n")).unwrap();
+    // Private, as a password file must be.
+    fs::set_permissions(
+        &pw_file,
+        std::os::unix::fs::PermissionsExt::from_mode(0o600),
+    )
+    .unwrap();
     let o = bin()
         .env_remove("SHAREBENCH_SMB_PASSWORD")
         .env("SHAREBENCH_SMB_PASSWORD_FILE", &pw_file)

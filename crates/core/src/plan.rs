@@ -741,6 +741,9 @@ impl SmallfilesParams {
     }
 }
 
+/// The longest a stream paced by `--bitrate` may take to play (a run is bounded in time).
+pub const MAX_PACED_STREAM_S: f64 = 4.0 * 3600.0;
+
 impl StreamParams {
     pub fn validate(&self) -> Result<(), String> {
         if self.streams.is_empty() || self.streams.contains(&0) {
@@ -758,6 +761,17 @@ impl StreamParams {
         if self.bitrate_bps == Some(0) {
             return Err("--bitrate must be more than 0".into());
         }
+        if let Some(bps) = self.bitrate_bps {
+            let seconds = self.stream_size as f64 * 8.0 / bps as f64;
+            if seconds > MAX_PACED_STREAM_S {
+                return Err(format!(
+                    "--bitrate {bps} bit/s plays a stream of {} in {:.0} hours; a paced stream must play within {:.0} hours (raise --bitrate or lower --stream-size)",
+                    format_size(self.stream_size),
+                    seconds / 3600.0,
+                    MAX_PACED_STREAM_S / 3600.0
+                ));
+            }
+        }
         Ok(())
     }
 
@@ -771,6 +785,22 @@ impl StreamParams {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_paced_stream_must_play_within_its_bound() {
+        let mut p = StreamParams {
+            stream_size: 256 * MIB,
+            bitrate_bps: Some(20_000_000),
+            ..Default::default()
+        };
+        assert!(
+            p.validate().is_ok(),
+            "HD video: 256 MiB in under two minutes"
+        );
+        p.bitrate_bps = Some(1);
+        let e = p.validate().unwrap_err();
+        assert!(e.contains("must play within 4 hours"), "{e}");
+    }
 
     #[test]
     fn auto_cells_match_iozone_a() {

@@ -137,6 +137,50 @@ fn fio_json_single_job_and_numjobs() {
     assert!(fio::parse("{\"jobs\": 3}", "f").is_err());
 }
 
+/// fio jobs that lack what the importer needs are skipped with a note, never filled in:
+/// no options at all, a negative figure, neither a block size nor an I/O count.
+#[test]
+fn fio_jobs_lacking_what_is_needed_are_skipped_with_a_note() {
+    let job = |opts: &str, read: &str| {
+        format!(
+            r#"{{"jobs": [{{"jobname": "j"{opts}, "read": {{{read}}}, "write": {{}}}}, {{"jobname": "ok", "job options": {{"rw": "read", "bs": "4k"}}, "read": {{"io_bytes": 4096, "bw_bytes": 4096, "total_ios": 1}}}}]}}"#
+        )
+    };
+    let cases = [
+        (
+            job(
+                "",
+                r#""io_bytes": 1048576, "bw_bytes": 1048576, "total_ios": 256"#,
+            ),
+            "no \"job options\"",
+        ),
+        (
+            job(
+                r#", "job options": {"rw": "read", "bs": "4k"}"#,
+                r#""io_bytes": 1048576, "bw_bytes": -5, "total_ios": 256"#,
+            ),
+            "negative read bw_bytes",
+        ),
+        (
+            job(
+                r#", "job options": {"rw": "read"}"#,
+                r#""io_bytes": 1048576, "bw_bytes": 1048576"#,
+            ),
+            "no block size and no I/O count",
+        ),
+    ];
+    for (text, why) in cases {
+        let got = fio::parse(&text, "f").unwrap();
+        assert_eq!(got.records.len(), 1, "{why}: only the whole job");
+        assert_eq!(got.records[0].record_size, 4096);
+        assert!(
+            got.notes.iter().any(|n| n.contains(why)),
+            "{why}: {:?}",
+            got.notes
+        );
+    }
+}
+
 /// A BIFF2 sheet exactly as libbif writes it (IOzone spec §6): BOF, 268-byte LABELs,
 /// 19-byte NUMBERs, EOF.
 fn libbif_sheet() -> Vec<u8> {

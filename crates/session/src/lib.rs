@@ -135,10 +135,18 @@ fn with_client_cache(
     let Some(bytes) = bytes else {
         return Ok(backend);
     };
-    if matches!(backend.info().backend.as_str(), "posix" | "null") {
-        return Err(format!(
-            "--client-cache is for the native clients (nfs://, smb://); '{name}' is a directory, whose kernel or FUSE client caches on its own"
-        ));
+    match backend.info().backend.as_str() {
+        "posix" => {
+            return Err(format!(
+                "--client-cache is for the native clients (nfs://, smb://); '{name}' is a directory, whose kernel or FUSE client caches on its own"
+            ))
+        }
+        "null" => {
+            return Err(format!(
+                "--client-cache is for the native clients (nfs://, smb://); '{name}' keeps no data, so there is nothing to cache"
+            ))
+        }
+        _ => {}
     }
     Ok(Arc::new(
         sharebench_backends::client_cache::CachedBackend::new(backend, bytes),
@@ -257,8 +265,11 @@ fn locate(name: &str) -> Result<Located, String> {
 fn normalised(url: &str) -> String {
     let path = url.strip_prefix("file://").unwrap_or(url);
     if !url.contains("://") || url.starts_with("file://") {
-        if let Ok(p) = std::fs::canonicalize(path) {
-            return p.display().to_string();
+        // One directory reached by two paths (a bind mount, a symlinked parent) is one
+        // inode: its device and inode number are what make it the same.
+        if let Ok(m) = std::fs::metadata(path) {
+            use std::os::unix::fs::MetadataExt;
+            return format!("one directory: device {}, inode {}", m.dev(), m.ino());
         }
     }
     url.trim_end_matches('/').to_string()

@@ -64,6 +64,30 @@ fn latency(side: &Value) -> LatencySummary {
     }
 }
 
+/// The first figure of a job's read or write part that is below zero (no fio writes one).
+fn negative_field(job: &Value) -> Option<String> {
+    for dir in ["read", "write"] {
+        for field in [
+            "io_bytes",
+            "io_kbytes",
+            "bw_bytes",
+            "bw",
+            "total_ios",
+            "runtime",
+        ] {
+            if job
+                .get(dir)
+                .and_then(|d| d.get(field))
+                .and_then(Value::as_f64)
+                .is_some_and(|v| v < 0.0)
+            {
+                return Some(format!("{dir} {field}"));
+            }
+        }
+    }
+    None
+}
+
 /// Parses fio JSON; `source` names it in the records' `run_id`.
 pub fn parse(text: &str, source: &str) -> Result<Imported, String> {
     let json = json_part(text).ok_or("not fio JSON output (no \"jobs\")")?;
@@ -83,6 +107,19 @@ pub fn parse(text: &str, source: &str) -> Result<Imported, String> {
             .and_then(Value::as_str)
             .unwrap_or("job")
             .to_string();
+        if job.get("job options").is_none() && global.is_null() {
+            out.notes.push(format!(
+                "{source}: job '{name}' has no \"job options\" (nor global ones): its pattern and sizes are unknown; skipped"
+            ));
+            continue;
+        }
+        if let Some(field) = negative_field(job) {
+            out.notes.push(format!(
+                "{source}: job '{name}' has a negative {field}; skipped"
+            ));
+            continue;
+        }
+        // fio's own default when no rw is given.
         let rw = opt(job, &global, "rw")
             .or_else(|| opt(job, &global, "readwrite"))
             .unwrap_or("read");
@@ -101,7 +138,7 @@ pub fn parse(text: &str, source: &str) -> Result<Imported, String> {
             continue;
         }
         let total_ios = f(r.get("total_ios")) + f(w.get("total_ios"));
-        let bs = opt(job, &global, "bs")
+        let named_bs = opt(job, &global, "bs")
             .or_else(|| opt(job, &global, "blocksize"))
             .and_then(|b| {
                 parse_size(
@@ -109,12 +146,15 @@ pub fn parse(text: &str, source: &str) -> Result<Imported, String> {
                     BareUnit::Bytes,
                 )
                 .ok()
-            })
-            .unwrap_or(if total_ios > 0.0 {
-                (io_bytes / total_ios) as u64
-            } else {
-                4096
             });
+        // Without a bs, the mean request (bytes over I/Os); with neither, nothing to say.
+        let mean = (total_ios >= 1.0).then(|| (io_bytes / total_ios) as u64);
+        let Some(bs) = named_bs.or(mean).filter(|&b| b > 0) else {
+            out.notes.push(format!(
+                "{source}: job '{name}' gives no block size and no I/O count; skipped"
+            ));
+            continue;
+        };
         let size = opt(job, &global, "size")
             .and_then(|s| parse_size(s, BareUnit::Bytes).ok())
             .unwrap_or(io_bytes as u64);
