@@ -198,3 +198,33 @@ fn another_users_swaps_in_a_shared_target_change_nothing_of_roots() {
         .sum();
     assert!(swapped > 0, "{said}");
 }
+
+/// A target others may write in without the sticky bit: a run is warned; rsync, which
+/// reaches its destination by path, is refused there.
+#[test]
+fn a_target_open_to_others_is_warned_of_and_refused_to_rsync() {
+    use std::os::unix::fs::PermissionsExt;
+    let t = shm_dir();
+    std::fs::set_permissions(t.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    let p = t.path().to_str().unwrap();
+    let o = run(&[
+        "run",
+        "-i",
+        "write",
+        "--file-sizes",
+        "64k",
+        "--reps",
+        "1",
+        p,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("has no sticky bit"), "{}", stderr(&o));
+    let o = run(&["run", "-w", "smallfiles", "--with-rsync", p]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--with-rsync: rsync writes by path"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read_dir(t.path()).unwrap().count(), 0);
+}

@@ -351,6 +351,12 @@ fn prepare_targets(
             check_space(name, backend.as_ref(), spec.plan)?;
             warn_of_debris(name, backend.as_ref());
             if let Some(w) = backend.shared_with_others() {
+                // rsync is another program, which reaches its destination by path.
+                if matches!(&spec.plan.workload, Workload::Smallfiles(s) if s.with_rsync) {
+                    return Err(format!(
+                        "--with-rsync: rsync writes by path, which another user could redirect here; {w}"
+                    ));
+                }
                 let _ = writeln!(io::stderr(), "sharebench: warning: {w}");
             }
             let id = format!("{files_prefix}-t{i}");

@@ -88,6 +88,68 @@ fn negative_field(job: &Value) -> Option<String> {
     None
 }
 
+/// One job as a record, or why it cannot be one (what the importer needs is missing, or
+/// the job moved nothing): never a figure filled in.
+fn job_record(job: &Value, global: &Value, source: &str) -> Result<Record, String> {
+    if job.get("job options").is_none() && global.is_null() {
+        return Err(
+            "has no \"job options\" (nor global ones): its pattern and sizes are unknown".into(),
+        );
+    }
+    if let Some(field) = negative_field(job) {
+        return Err(format!("has a negative {field}"));
+    }
+    // fio's own default when no rw is given.
+    let rw = opt(job, global, "rw")
+        .or_else(|| opt(job, global, "readwrite"))
+        .unwrap_or("read");
+    let (op, reads, writes) = op_of(rw);
+    let (r, w) = (
+        job.get("read").unwrap_or(&Value::Null),
+        job.get("write").unwrap_or(&Value::Null),
+    );
+    let io_bytes = (if reads { f(r.get("io_bytes")) } else { 0.0 })
+        + (if writes { f(w.get("io_bytes")) } else { 0.0 });
+    let bw = (if reads { f(r.get("bw_bytes")) } else { 0.0 })
+        + (if writes { f(w.get("bw_bytes")) } else { 0.0 });
+    if io_bytes <= 0.0 || bw <= 0.0 {
+        return Err("moved no data".into());
+    }
+    let total_ios = f(r.get("total_ios")) + f(w.get("total_ios"));
+    let named_bs = opt(job, global, "bs")
+        .or_else(|| opt(job, global, "blocksize"))
+        .and_then(|b| {
+            parse_size(
+                b.split(['-', ',', ':']).next().unwrap_or(b),
+                BareUnit::Bytes,
+            )
+            .ok()
+        });
+    // Without a bs, the mean request (bytes over I/Os); with neither, nothing to say.
+    let mean = (total_ios >= 1.0).then(|| (io_bytes / total_ios) as u64);
+    let Some(bs) = named_bs.or(mean).filter(|&b| b > 0) else {
+        return Err("gives no block size and no I/O count".into());
+    };
+    let size = opt(job, global, "size")
+        .and_then(|s| parse_size(s, BareUnit::Bytes).ok())
+        .unwrap_or(io_bytes as u64);
+    let mut rec = record(WorkloadKind::Fio, source, op, size, bs, bw / 1024.0);
+    rec.bytes = io_bytes as u64;
+    rec.seconds = io_bytes / bw;
+    let cpu_pct = f(job.get("usr_cpu")) + f(job.get("sys_cpu"));
+    rec.cpu_util_pct = cpu_pct;
+    rec.cpu_total_s = cpu_pct / 100.0 * rec.seconds;
+    rec.latency = latency(if reads { r } else { w });
+    rec.direct = opt(job, global, "direct") == Some("1");
+    rec.sync = opt(job, global, "sync") == Some("1");
+    rec.include_fsync = opt(job, global, "end_fsync") == Some("1");
+    rec.client = opt(job, global, "ioengine").unwrap_or("fio").to_string();
+    rec.iodepth = opt(job, global, "iodepth")
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1);
+    Ok(rec)
+}
+
 /// Parses fio JSON; `source` names it in the records' `run_id`.
 pub fn parse(text: &str, source: &str) -> Result<Imported, String> {
     let json = json_part(text).ok_or("not fio JSON output (no \"jobs\")")?;
@@ -107,71 +169,14 @@ pub fn parse(text: &str, source: &str) -> Result<Imported, String> {
             .and_then(Value::as_str)
             .unwrap_or("job")
             .to_string();
-        if job.get("job options").is_none() && global.is_null() {
-            out.notes.push(format!(
-                "{source}: job '{name}' has no \"job options\" (nor global ones): its pattern and sizes are unknown; skipped"
-            ));
-            continue;
-        }
-        if let Some(field) = negative_field(job) {
-            out.notes.push(format!(
-                "{source}: job '{name}' has a negative {field}; skipped"
-            ));
-            continue;
-        }
-        // fio's own default when no rw is given.
-        let rw = opt(job, &global, "rw")
-            .or_else(|| opt(job, &global, "readwrite"))
-            .unwrap_or("read");
-        let (op, reads, writes) = op_of(rw);
-        let (r, w) = (
-            job.get("read").unwrap_or(&Value::Null),
-            job.get("write").unwrap_or(&Value::Null),
-        );
-        let io_bytes = (if reads { f(r.get("io_bytes")) } else { 0.0 })
-            + (if writes { f(w.get("io_bytes")) } else { 0.0 });
-        let bw = (if reads { f(r.get("bw_bytes")) } else { 0.0 })
-            + (if writes { f(w.get("bw_bytes")) } else { 0.0 });
-        if io_bytes <= 0.0 || bw <= 0.0 {
-            out.notes
-                .push(format!("{source}: job '{name}' moved no data; skipped"));
-            continue;
-        }
-        let total_ios = f(r.get("total_ios")) + f(w.get("total_ios"));
-        let named_bs = opt(job, &global, "bs")
-            .or_else(|| opt(job, &global, "blocksize"))
-            .and_then(|b| {
-                parse_size(
-                    b.split(['-', ',', ':']).next().unwrap_or(b),
-                    BareUnit::Bytes,
-                )
-                .ok()
-            });
-        // Without a bs, the mean request (bytes over I/Os); with neither, nothing to say.
-        let mean = (total_ios >= 1.0).then(|| (io_bytes / total_ios) as u64);
-        let Some(bs) = named_bs.or(mean).filter(|&b| b > 0) else {
-            out.notes.push(format!(
-                "{source}: job '{name}' gives no block size and no I/O count; skipped"
-            ));
-            continue;
+        let mut rec = match job_record(job, &global, source) {
+            Ok(rec) => rec,
+            Err(why) => {
+                out.notes
+                    .push(format!("{source}: job '{name}' {why}; skipped"));
+                continue;
+            }
         };
-        let size = opt(job, &global, "size")
-            .and_then(|s| parse_size(s, BareUnit::Bytes).ok())
-            .unwrap_or(io_bytes as u64);
-        let mut rec = record(WorkloadKind::Fio, source, op, size, bs, bw / 1024.0);
-        rec.bytes = io_bytes as u64;
-        rec.seconds = io_bytes / bw;
-        let cpu_pct = f(job.get("usr_cpu")) + f(job.get("sys_cpu"));
-        rec.cpu_util_pct = cpu_pct;
-        rec.cpu_total_s = cpu_pct / 100.0 * rec.seconds;
-        rec.latency = latency(if reads { r } else { w });
-        rec.direct = opt(job, &global, "direct") == Some("1");
-        rec.sync = opt(job, &global, "sync") == Some("1");
-        rec.include_fsync = opt(job, &global, "end_fsync") == Some("1");
-        rec.client = opt(job, &global, "ioengine").unwrap_or("fio").to_string();
-        rec.iodepth = opt(job, &global, "iodepth")
-            .and_then(|n| n.parse().ok())
-            .unwrap_or(1);
         let numjobs: u32 = opt(job, &global, "numjobs")
             .and_then(|n| n.parse().ok())
             .unwrap_or(1);
