@@ -513,6 +513,16 @@ pub fn read_jsonl(path: &Path) -> io::Result<LoadedRecords> {
 /// one, and reading it whole would take memory without bound.
 pub const MAX_LINE_BYTES: usize = 1 << 20;
 
+impl Record {
+    /// Why a measured matrix record could not have been written by a measurement (a
+    /// record of no size gives operations per second without bound), or `None`.
+    pub fn implausible(&self) -> Option<&'static str> {
+        let matrix = matches!(self.workload, WorkloadKind::Iozone | WorkloadKind::Fio);
+        (matrix && self.status == Status::Ok && (self.record_size == 0 || self.file_size == 0))
+            .then_some("a measured matrix record with record_size or file_size 0")
+    }
+}
+
 /// `read_jsonl` of an open file; `path` names it in messages. Memory grows with the
 /// records read, not with the bytes: a line over `MAX_LINE_BYTES` stops the reading.
 pub fn read_jsonl_from(file: File, path: &Path) -> io::Result<LoadedRecords> {
@@ -541,8 +551,11 @@ pub fn read_jsonl_from(file: File, path: &Path) -> io::Result<LoadedRecords> {
         if text.trim().is_empty() {
             continue;
         }
-        match serde_json::from_str::<Record>(&text) {
-            Ok(r) => out.records.push(r),
+        match serde_json::from_str::<Record>(&text).map_err(|e| e.to_string()) {
+            Ok(r) => match r.implausible() {
+                None => out.records.push(r),
+                Some(why) => out.bad_lines.push(format!("{}:{i}: {why}", path.display())),
+            },
             Err(e) => out.bad_lines.push(format!("{}:{i}: {e}", path.display())),
         }
     }
@@ -577,6 +590,25 @@ pub(crate) fn sample_record() -> Record {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_measured_matrix_record_of_no_size_is_implausible() {
+        let mut r = Record {
+            workload: WorkloadKind::Iozone,
+            status: Status::Ok,
+            file_size: 65536,
+            record_size: 4096,
+            ..Default::default()
+        };
+        assert_eq!(r.implausible(), None);
+        r.record_size = 0;
+        assert!(r.implausible().is_some(), "ops/s without bound");
+        r.status = Status::Failed;
+        assert_eq!(r.implausible(), None, "a failed record may name no cell");
+        r.workload = WorkloadKind::Metadata;
+        r.status = Status::Ok;
+        assert_eq!(r.implausible(), None, "metadata has no records");
+    }
     use std::fs::OpenOptions;
 
     /// The flag judges the machine over the span it was counted on and only beyond

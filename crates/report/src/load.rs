@@ -289,7 +289,7 @@ fn load_sharebench(jsonl: &Path, label: Option<String>, loaded: &mut Loaded) -> 
     let read = read_jsonl(jsonl).map_err(|e| ReportError(format!("{shown}: {e}")))?;
     for bad in &read.bad_lines {
         loaded.warnings.push(format!(
-            "skipped a line that cannot be read (cut off?): {bad}"
+            "skipped a line that is not a record (cut off, or not what a run writes): {bad}"
         ));
     }
     if read.records.is_empty() {
