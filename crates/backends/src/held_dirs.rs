@@ -17,7 +17,7 @@ use nix::errno::Errno;
 use nix::fcntl::{openat, AtFlags, OFlag};
 use nix::sys::stat::{fstat, fstatat, mkdirat, Mode};
 use sharebench_core::backend::{tampered, DirEntry};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::io;
 use std::os::fd::{AsFd, OwnedFd};
@@ -39,7 +39,7 @@ struct Made {
 
 #[derive(Default)]
 struct Held {
-    open: HashMap<String, Arc<OwnedFd>>,
+    open: BTreeMap<String, Arc<OwnedFd>>,
     made: HashMap<String, Made>,
 }
 
@@ -125,11 +125,17 @@ impl HeldDirs {
         Ok((self.dir(dir)?, name))
     }
 
-    /// Makes directory `rel` (mode 0755) and holds it. One made right in the root, which
-    /// others may be able to write, must be empty when opened: else it is not the new one.
+    /// Makes directory `rel` (mode 0755). One made in a directory of the tool's own needs
+    /// nothing more: no one else can put anything in its place, and it is opened from its
+    /// parent when first used. One made right in the root, which others may be able to
+    /// write, is opened at once and must be empty: else it is not the new one; it is then
+    /// held, and its inode and owner noted.
     pub fn mkdir(&self, rel: &str) -> io::Result<()> {
         let (parent, name) = self.parent(rel)?;
         mkdirat(&*parent, name, Mode::from_bits_truncate(0o755))?;
+        if rel.contains('/') {
+            return Ok(());
+        }
         let flags = OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
         let swapped = || {
             tampered(format!(
@@ -141,7 +147,7 @@ impl HeldDirs {
             Errno::ELOOP | Errno::ENOTDIR | Errno::ENOENT => swapped(),
             e => io::Error::from(e),
         })?;
-        if !rel.contains('/') && !entries(&fd)?.is_empty() {
+        if !entries(&fd)?.is_empty() {
             return Err(swapped());
         }
         let st = fstat(&fd)?;
@@ -205,11 +211,19 @@ impl HeldDirs {
 
     /// Drops what is held of `rel` and of everything below it (it was removed or renamed).
     pub fn forget(&self, rel: &str) {
-        let below =
-            |k: &String| k == rel || k.strip_prefix(rel).is_some_and(|r| r.starts_with('/'));
         let mut held = self.held();
-        held.open.retain(|k, _| !below(k));
-        held.made.retain(|k, _| !below(k));
+        held.open.remove(rel);
+        // Everything below `rel/` sorts between it and `rel0` ('0' follows '/').
+        let below: Vec<String> = held
+            .open
+            .range(format!("{rel}/")..format!("{rel}0"))
+            .map(|(k, _)| k.clone())
+            .collect();
+        for k in below {
+            held.open.remove(&k);
+        }
+        // Only directories made in the root are noted, so `rel` is the only one to drop.
+        held.made.remove(rel);
     }
 
     /// The entries of directory `rel`.
