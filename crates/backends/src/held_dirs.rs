@@ -39,32 +39,61 @@ struct Made {
 
 #[derive(Default)]
 struct Held {
+    /// The root's handle; `None` once released for a remount, until next used.
+    root: Option<Arc<OwnedFd>>,
     open: BTreeMap<String, Arc<OwnedFd>>,
     made: HashMap<String, Made>,
 }
 
 /// The root of a directory target and the directories below it, by handle.
 pub struct HeldDirs {
-    root: Arc<OwnedFd>,
     shown: PathBuf,
+    /// The root's device and inode, which a reopened root must have.
+    root_id: (u64, u64),
     held: Mutex<Held>,
 }
 
 impl HeldDirs {
     /// Opens the root (`root` is the path the user gave, already resolved).
     pub fn open(root: &Path) -> io::Result<HeldDirs> {
-        let flags = OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC;
-        let fd = nix::fcntl::open(root, flags, Mode::empty())?;
+        let fd = open_root(root)?;
+        let st = fstat(&fd)?;
         Ok(HeldDirs {
-            root: Arc::new(fd),
             shown: root.to_path_buf(),
-            held: Mutex::default(),
+            root_id: (st.st_dev, st.st_ino),
+            held: Mutex::new(Held {
+                root: Some(Arc::new(fd)),
+                ..Held::default()
+            }),
         })
     }
 
-    /// The root's handle.
-    pub fn root(&self) -> &OwnedFd {
-        &self.root
+    /// The root's handle (opened again, and checked to be the same directory, after a
+    /// release).
+    pub fn root(&self) -> io::Result<Arc<OwnedFd>> {
+        let mut held = self.held();
+        if let Some(fd) = &held.root {
+            return Ok(fd.clone());
+        }
+        let fd = open_root(&self.shown)?;
+        let st = fstat(&fd)?;
+        if (st.st_dev, st.st_ino) != self.root_id {
+            return Err(io::Error::other(format!(
+                "target '{}' is no longer the directory it was when the run began",
+                self.shown.display()
+            )));
+        }
+        let fd = Arc::new(fd);
+        held.root = Some(fd.clone());
+        Ok(fd)
+    }
+
+    /// Closes every handle held, so that the file system can be unmounted (a remount
+    /// that empties its cache); each is opened again, and checked, when next used.
+    pub fn release(&self) {
+        let mut held = self.held();
+        held.root = None;
+        held.open.clear();
     }
 
     fn held(&self) -> std::sync::MutexGuard<'_, Held> {
@@ -78,7 +107,7 @@ impl HeldDirs {
     /// The directory `rel` ("" for the root), reached from the root without symlinks.
     pub fn dir(&self, rel: &str) -> io::Result<Arc<OwnedFd>> {
         if rel.is_empty() {
-            return Ok(self.root.clone());
+            return self.root();
         }
         if let Some(fd) = self.held().open.get(rel) {
             return Ok(fd.clone());
@@ -230,6 +259,11 @@ impl HeldDirs {
     pub fn readdir(&self, rel: &str) -> io::Result<Vec<DirEntry>> {
         entries(&*self.dir(rel)?)
     }
+}
+
+fn open_root(root: &Path) -> io::Result<OwnedFd> {
+    let flags = OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC;
+    Ok(nix::fcntl::open(root, flags, Mode::empty())?)
 }
 
 /// Holds `fd` for `rel`, closing every other handle first when too many are open.

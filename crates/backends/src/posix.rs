@@ -50,8 +50,10 @@ impl PosixBackend {
         })
     }
 
-    /// The checked remount of the file system holding the root (checked once).
+    /// The checked remount of the file system holding the root (checked once). The
+    /// directory handles are let go first: held, they would keep it from being unmounted.
     fn remount(&self) -> io::Result<&Remount> {
+        self.dirs.release();
         self.remount
             .get_or_init(|| Remount::check(&self.root))
             .as_ref()
@@ -68,7 +70,7 @@ impl PosixBackend {
     /// The entry `rel` as `stat` sees it, following a last symlink or not.
     fn stat_at(&self, rel: &str, at: AtFlags) -> io::Result<FileStat> {
         let st = if rel.is_empty() {
-            fstat(self.dirs.root())?
+            fstat(&*self.dirs.root()?)?
         } else {
             let (dir, name) = self.dirs.parent(rel)?;
             fstatat(&*dir, name, at)?
@@ -113,7 +115,7 @@ impl Backend for PosixBackend {
     }
 
     fn shared_with_others(&self) -> Option<String> {
-        let mode = fstat(self.dirs.root()).ok()?.st_mode;
+        let mode = fstat(&*self.dirs.root().ok()?).ok()?.st_mode;
         let others_write = mode & 0o022 != 0;
         let sticky = mode & libc::S_ISVTX != 0;
         (others_write && !sticky).then(|| {
@@ -297,7 +299,9 @@ impl Backend for PosixBackend {
                 Ok(Purge::FadviseDontNeed)
             }
             PurgeRequest::Remount => {
-                self.remount()?.run().map_err(io::Error::other)?;
+                let remount = self.remount()?;
+                self.dirs.release();
+                remount.run().map_err(io::Error::other)?;
                 Ok(Purge::Remount)
             }
         }
