@@ -40,8 +40,11 @@ for t in $TARGETS; do
       > "fuzz/$t.log" 2>&1; then
     runs=$(grep -o 'Done [0-9]* runs' "fuzz/$t.log" | tail -1)
     echo "fuzz: $t: $(( $(date +%s) - start )) s, ${runs:-?}, no crash"
-  else
+  elif [ -n "$(ls -A "fuzz/artifacts/$t" 2>/dev/null)" ]; then
     echo "fuzz: $t: FOUND a crash after $(( $(date +%s) - start )) s: see fuzz/$t.log and fuzz/artifacts/$t/" >&2
+    status=1
+  else
+    echo "fuzz: $t: stopped after $(( $(date +%s) - start )) s without a crash (interrupted, or failed to build): see fuzz/$t.log" >&2
     status=1
   fi
 done
