@@ -236,7 +236,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "SIZE", default_value = "256m", value_parser = parse_one_size)]
     pub stream_size: u64,
 
-    /// stream: bit rate per stream, e.g. 20mbit, 500kbit, 1gbit (decimal units); unbounded when absent
+    /// stream: bit rate per stream, e.g. 20mbit, 500kbit, 1gbit (decimal units); unbounded when absent. A paced stream must play within 4 hours
     #[arg(long, value_name = "RATE", value_parser = parse_bitrate)]
     pub bitrate: Option<u64>,
 
