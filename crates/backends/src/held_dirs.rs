@@ -5,10 +5,11 @@
 //! `unlinkat`, `O_NOFOLLOW`), so whatever another user renames, swaps or plants in a shared
 //! target, the tool writes only into the directories it made.
 //!
-//! A directory the tool made is also checked to be the one it made: reopened by path, it
-//! must be the same inode; and the first file the tool creates in it must have the
-//! directory's owner, which catches a directory swapped in by another user between the
-//! `mkdir` and the open that follows it. Such a swap, or a symlink where the tool's own
+//! A directory the tool made right in the root (the working directory), where others may
+//! be able to write, is also checked to be the one it made: reopened by path, it must be the
+//! same inode; and the first file the tool creates in it must have the directory's owner,
+//! which catches a directory swapped in by another user between the `mkdir` and the open
+//! that follows it. Directories made inside it need no check: no one else can write there. Such a swap, or a symlink where the tool's own
 //! directory should be, is a [`tampered`] error: the run stops.
 //! Not: the data path (open files are the kernel's handles already), nor native clients.
 

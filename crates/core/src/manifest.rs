@@ -52,12 +52,7 @@ impl Host {
             cpus: std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(1),
-            memory_bytes: meminfo
-                .lines()
-                .find_map(|l| l.strip_prefix("MemTotal:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-                .map(|kb| kb * 1024)
-                .unwrap_or(0),
+            memory_bytes: meminfo_bytes(&meminfo, "MemTotal").unwrap_or(0),
             tcp_congestion: std::fs::read_to_string("/proc/sys/net/ipv4/tcp_congestion_control")
                 .ok()
                 .map(|s| s.trim().to_string()),
@@ -152,4 +147,17 @@ pub struct Manifest {
     /// and the gather of records (rank 0's view).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coordination_ms: Option<f64>,
+}
+
+/// A field of /proc/meminfo's text (`MemTotal`, `MemAvailable`), in bytes.
+pub fn meminfo_bytes(meminfo: &str, field: &str) -> Option<u64> {
+    meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse::<u64>()
+        .ok()
+        .map(|kb| kb * 1024)
 }

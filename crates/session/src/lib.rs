@@ -260,8 +260,8 @@ fn locate(name: &str) -> Result<Located, String> {
     })
 }
 
-/// What a target's location comes to once spelling is set aside: a directory's canonical
-/// path (`rt`, `rt/` and `./rt` are one), a URL without trailing slashes.
+/// What a target's location comes to once spelling is set aside: a directory's device and
+/// inode (`rt`, `rt/`, `./rt` and a bind mount of it are one), a URL without trailing slashes.
 fn normalised(url: &str) -> String {
     let path = url.strip_prefix("file://").unwrap_or(url);
     if !url.contains("://") || url.starts_with("file://") {
@@ -532,15 +532,7 @@ fn check_memory(buffers: u64, available: Option<u64>) -> Result<(), String> {
 /// MemAvailable of /proc/meminfo, in bytes; `None` where it cannot be read.
 fn available_memory() -> Option<u64> {
     let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let kb = meminfo
-        .lines()
-        .find_map(|l| l.strip_prefix("MemAvailable:"))?
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse::<u64>()
-        .ok()?;
-    Some(kb * 1024)
+    sharebench_core::manifest::meminfo_bytes(&meminfo, "MemAvailable")
 }
 
 /// The run's id and the prefix of its working directories: one run id for all ranks of a
