@@ -23,7 +23,7 @@ use sharebench_core::backend::{
     unsupported, Backend, DirEntry, FileHandle, FileStat, FsStat, IoQueue, OpenOptions, Purge,
     PurgeRequest, QueuedIo, TargetInfo,
 };
-use smb2::client::connection::Connection;
+use smb2::client::connection::{Connection, FrameBytes};
 use smb2::msg::close::CloseRequest;
 use smb2::msg::create::{
     CreateDisposition, CreateRequest, CreateResponse, ImpersonationLevel, ShareAccess,
@@ -473,7 +473,7 @@ async fn open_file(conn: Connection, tree_id: TreeId, req: CreateRequest) -> smb
 /// A READ's reply with its data left where it arrived: the crate's `ReadResponse::unpack`
 /// would copy it out, and a 1 MiB READ is copied often enough on its way in.
 struct ReadReply {
-    body: Vec<u8>,
+    body: FrameBytes,
     data: Range<usize>,
 }
 
@@ -485,14 +485,14 @@ impl ReadReply {
     /// The reply to a READ that found the end of the file.
     fn eof() -> ReadReply {
         ReadReply {
-            body: Vec::new(),
+            body: Vec::new().into(),
             data: 0..0,
         }
     }
 
     /// Where the data of a READ response's body lies (MS-SMB2 2.2.20: StructureSize 17,
     /// DataOffset counted from the start of the SMB2 header, DataLength).
-    fn new(body: Vec<u8>) -> smb2::Result<ReadReply> {
+    fn new(body: FrameBytes) -> smb2::Result<ReadReply> {
         const HEADER: usize = 64;
         let malformed = || smb2::Error::invalid_data("malformed READ response");
         if body.len() < 16 || body[..2] != 17u16.to_le_bytes() {
@@ -978,6 +978,7 @@ impl FileHandle for SmbRustFile {
     fn queue(&mut self, depth: usize, slot_len: usize) -> io::Result<Box<dyn IoQueue + '_>> {
         Ok(Box::new(SmbQueue {
             slots: vec![vec![0xA5; slot_len]; depth],
+            slot_len,
             flight: (0..depth).map(|_| None).collect(),
             file: self,
         }))
@@ -999,7 +1000,8 @@ type Pending = Pin<Box<dyn Future<Output = smb2::Result<Done>>>>;
 enum Done {
     /// The replies of a request's consecutive READs (one unless it was over the maximum).
     Read(Vec<ReadReply>),
-    Wrote(usize),
+    /// Bytes written, and the slot's buffer, lent to the request while it was in flight.
+    Wrote(usize, Vec<u8>),
 }
 
 /// Up to `depth` READs and WRITEs on one file in flight on its connection: futures
@@ -1009,6 +1011,8 @@ enum Done {
 struct SmbQueue<'f> {
     file: &'f mut SmbRustFile,
     slots: Vec<Vec<u8>>,
+    /// Each slot's length: a slot lent to a WRITE that failed is made again.
+    slot_len: usize,
     flight: crate::inflight::Flight<Pending>,
 }
 
@@ -1034,19 +1038,20 @@ async fn read_chunks(
     Ok(Done::Read(replies))
 }
 
+/// Writes the first `len` bytes of a slot's buffer, which it hands back when done.
 async fn write_chunks(
     conn: Connection,
     ids: (TreeId, FileId),
     offset: u64,
-    data: Vec<u8>,
+    (slot, len): (Vec<u8>, usize),
     max: usize,
     through: bool,
 ) -> smb2::Result<Done> {
+    let data = &slot[..len];
     if data.len() <= max {
         // One WRITE (also an empty one).
-        let n = data.len();
-        let wrote = write_at(conn, ids.0, ids.1, offset, &data, through).await?;
-        return Ok(Done::Wrote(wrote.min(n)));
+        let wrote = write_at(conn, ids.0, ids.1, offset, data, through).await?;
+        return Ok(Done::Wrote(wrote.min(len), slot));
     }
     // Chunks of at most the negotiated size, each packed from where it lies.
     let mut done = 0;
@@ -1068,7 +1073,7 @@ async fn write_chunks(
             break;
         }
     }
-    Ok(Done::Wrote(done))
+    Ok(Done::Wrote(done, slot))
 }
 
 impl IoQueue for SmbQueue<'_> {
@@ -1087,7 +1092,8 @@ impl IoQueue for SmbQueue<'_> {
         let ids = (c.tree_id(), file_id);
         let conn = c.conn.clone().expect("connection");
         let fut: Pending = if io.write {
-            let data = self.slots[io.slot][..io.len].to_vec();
+            // Lent to the request, not copied: the caller does not touch a slot in flight.
+            let data = (std::mem::take(&mut self.slots[io.slot]), io.len);
             Box::pin(write_chunks(conn, ids, io.offset, data, write_max, sync))
         } else {
             Box::pin(read_chunks(conn, ids, io.offset, io.len, read_max))
@@ -1105,7 +1111,12 @@ impl IoQueue for SmbQueue<'_> {
         let (slot, write, out) = crate::inflight::wait_next(rt, flight, CALL_TIMEOUT, "smb")?;
         let op = if write { "write" } else { "read" };
         let res = match out {
-            Err(e) => Err(io_error(op, &self.file.path, e)),
+            Err(e) => {
+                if self.slots[slot].is_empty() {
+                    self.slots[slot] = vec![0xA5; self.slot_len];
+                }
+                Err(io_error(op, &self.file.path, e))
+            }
             Ok(Done::Read(replies)) => {
                 let mut got = 0;
                 for data in replies.iter().map(ReadReply::data) {
@@ -1114,7 +1125,10 @@ impl IoQueue for SmbQueue<'_> {
                 }
                 Ok(got)
             }
-            Ok(Done::Wrote(n)) => Ok(n),
+            Ok(Done::Wrote(n, buf)) => {
+                self.slots[slot] = buf;
+                Ok(n)
+            }
         };
         Ok((slot, res))
     }
@@ -1198,22 +1212,28 @@ mod tests {
 
     #[test]
     fn a_read_reply_finds_its_data_in_place_and_refuses_what_overruns() {
-        let r = ReadReply::new(read_body(64 + 16, b"abc", 0)).unwrap();
+        let r = ReadReply::new(read_body(64 + 16, b"abc", 0).into()).unwrap();
         assert_eq!(r.data(), b"abc");
-        let r = ReadReply::new(read_body(64 + 24, b"xyz", 8)).unwrap();
+        let r = ReadReply::new(read_body(64 + 24, b"xyz", 8).into()).unwrap();
         assert_eq!(r.data(), b"xyz", "data where its offset says, past padding");
-        assert_eq!(ReadReply::new(read_body(0, b"", 0)).unwrap().data(), b"");
+        assert_eq!(
+            ReadReply::new(read_body(0, b"", 0).into()).unwrap().data(),
+            b""
+        );
         let mut overrun = read_body(64 + 16, b"abc", 0);
         overrun[4] = 4;
-        assert!(ReadReply::new(overrun).is_err(), "length beyond the body");
         assert!(
-            ReadReply::new(read_body(10, b"abc", 0)).is_err(),
+            ReadReply::new(overrun.into()).is_err(),
+            "length beyond the body"
+        );
+        assert!(
+            ReadReply::new(read_body(10, b"abc", 0).into()).is_err(),
             "offset inside the header"
         );
         let mut size = read_body(64 + 16, b"abc", 0);
         size[0] = 16;
-        assert!(ReadReply::new(size).is_err(), "not a READ response");
-        assert!(ReadReply::new(vec![17, 0, 80]).is_err(), "too short");
+        assert!(ReadReply::new(size.into()).is_err(), "not a READ response");
+        assert!(ReadReply::new(vec![17, 0, 80].into()).is_err(), "too short");
     }
 
     #[test]
