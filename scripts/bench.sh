@@ -315,24 +315,51 @@ for (op, rs), q in sorted(ratios.items(), key=lambda kv: (kv[0][0] != "write", k
 PY
 }
 
-# Issue 13's SMB bars, against the section's Samba (SMB 3.1.1, signing required): the smb2
-# crate's client (patched: third_party/) against libsmbclient at 4k, 64k and 1m records,
-# one run per round with both targets interleaved (per round the ratio of each cell's
-# medians); and each client with 4 workers against 1 at 4 KiB records (target: >= 1.5x),
-# the two runs of a round in alternating order. Median and range over ROUNDS rounds.
+# The two SMB clients against the section's Samba (SMB 3.1.1, signing required), issues 13
+# and 49: the smb2 crate's client (patched: third_party/) against libsmbclient.
+# - 64 KiB and 1 MiB records, 64m file, at depth 1: one run per round with both targets,
+#   their samples interleaved; per round the ratio of each cell's medians. Target >= 0.97x.
+# - The same at depth 8 for smb2 (libsmbclient keeps one request in flight, so it runs at
+#   depth 1): two runs per round, alternating which goes first. Target >= 0.97x.
+# - 4 KiB records, and each client with 4 workers against 1 (target >= 1.5x): the two runs
+#   of a round in alternating order, both targets in each.
+# Median and range over ROUNDS rounds.
 smb_clients() { # smb-url (the smb2 client; libsmbclient is the same URL with ?client=libsmbclient)
   local rows="$OUT/smb.rows" smb2="$1" lib="$1?client=libsmbclient" i t
+  local -a big=(-i write,read --file-sizes 64m --record-sizes 64k,1m --reps 5)
   : >"$rows"
   for i in $(seq "$ROUNDS"); do
     rm -rf "$OUT/smb.sb"
-    "$BIN" run -i write,read --file-sizes 16m --record-sizes 4k,64k,1m --reps 5 \
-      --out "$OUT/smb.sb" "$smb2" "$lib" >/dev/null 2>&1 || { echo "smb clients: sharebench run failed"; return 0; }
-    cell_ratios "$OUT/smb.sb/results.jsonl" "$smb2" clients >>"$rows"
+    "$BIN" run "${big[@]}" --out "$OUT/smb.sb" "$smb2" "$lib" >/dev/null 2>&1 || { echo "smb clients: sharebench run failed"; return 0; }
+    cell_ratios "$OUT/smb.sb/results.jsonl" "$smb2" depth1 >>"$rows"
+    for t in $( [ $((i % 2)) = 1 ] && echo "d8 lib" || echo "lib d8"); do
+      rm -rf "$OUT/smb.$t"
+      if [ "$t" = d8 ]; then
+        "$BIN" run "${big[@]}" --iodepth 8 --out "$OUT/smb.d8" "$smb2" >/dev/null 2>&1
+      else
+        "$BIN" run "${big[@]}" --out "$OUT/smb.lib" "$lib" >/dev/null 2>&1
+      fi || { echo "smb clients: sharebench run failed"; return 0; }
+    done
+    python3 - "$OUT/smb.d8/results.jsonl" "$OUT/smb.lib/results.jsonl" >>"$rows" <<'PY'
+import collections, json, statistics as st, sys
+def rates(path):
+    cells = collections.defaultdict(list)
+    for line in open(path):
+        r = json.loads(line)
+        if r["status"] == "ok":
+            cells[(r["op"], r["record_size"])].append(r["throughput_kib_s"])
+    return {k: st.median(v) for k, v in cells.items()}
+deep, lib = rates(sys.argv[1]), rates(sys.argv[2])
+for (op, rs), kib in deep.items():
+    if (op, rs) in lib:
+        print("depth8", op, rs, kib / lib[(op, rs)])
+PY
     for t in $( [ $((i % 2)) = 1 ] && echo "1 4" || echo "4 1"); do
       rm -rf "$OUT/smb.t$t"
       "$BIN" run -i write,read --file-sizes 16m --record-sizes 4k --reps 3 -t "$t" \
         --out "$OUT/smb.t$t" "$smb2" "$lib" >/dev/null 2>&1 || { echo "smb clients: sharebench run failed"; return 0; }
     done
+    cell_ratios "$OUT/smb.t1/results.jsonl" "$smb2" depth1 >>"$rows"
     python3 - "$OUT/smb.t1/results.jsonl" "$OUT/smb.t4/results.jsonl" "$smb2" >>"$rows" <<'PY'
 import collections, json, statistics as st, sys
 def rates(path):
@@ -358,12 +385,16 @@ def order(item):
     return (kind, op != "write", int(what) if what.isdigit() else what)
 for (kind, op, what), q in sorted(ratios.items(), key=order):
     q.sort()
-    if kind == "clients":
-        size = f"{int(what) >> 20}m" if int(what) >= 1 << 20 else f"{int(what) >> 10}k"
-        label, target = f"smb2/libsmbclient {op} {size}, 16m", "higher is better"
+    if kind in ("depth1", "depth8"):
+        rs = int(what)
+        size = f"{rs >> 20}m" if rs >= 1 << 20 else f"{rs >> 10}k"
+        depth = "depth 8/1" if kind == "depth8" else "depth 1"
+        file = "16m" if rs < 65536 else "64m"
+        label = f"smb2/libsmbclient {op} {size}, {file}, {depth}"
+        target = "target >= 0.97x" if rs >= 65536 else "higher is better"
     else:
         label, target = f"smb {what} 4 workers/1, {op} 4k", "target >= 1.5x"
-    print(f"{label:<40} ratio {st.median(q):.2f}x (range {q[0]:.2f}-{q[-1]:.2f}, {target}), {len(q)} rounds")
+    print(f"{label:<48} ratio {st.median(q):.2f}x (range {q[0]:.2f}-{q[-1]:.2f}, {target}), {len(q)} rounds")
 PY
 }
 
