@@ -14,7 +14,6 @@ mod mpi_ranks;
 mod report_cmd;
 mod run_cmd;
 mod stdout;
-mod study_actions;
 mod study_cmd;
 
 use clap::{Parser, Subcommand};

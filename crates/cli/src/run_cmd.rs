@@ -196,6 +196,11 @@ pub struct RunArgs {
     #[arg(short = 'q', long)]
     pub quiet: bool,
 
+    /// The plan as data, written by `study run` for the ranks of a multi-client step and
+    /// used as it is in place of the options that shape one (not for people: hidden)
+    #[arg(long, value_name = "FILE", hide = true)]
+    pub plan_file: Option<PathBuf>,
+
     /// Seed of the random orders and the verify pattern
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -514,6 +519,16 @@ fn check_workload_options(a: &RunArgs) -> CliResult<()> {
             "--auto, --mmap and --verify are for --workload iozone",
         ));
     }
+    if w != WorkloadArg::Iozone && (a.include_close || a.include_fsync || a.direct) {
+        return Err(CliError::usage(
+            "--include-close, --include-fsync and --direct are for --workload iozone (the other workloads say what each operation includes: docs/workloads.md)",
+        ));
+    }
+    if w != WorkloadArg::Iozone && matches!(a.cache, CacheArg::Remount | CacheArg::Direct) {
+        return Err(CliError::usage(
+            "--cache remount and direct are for --workload iozone; the other workloads take keep or drop",
+        ));
+    }
     if a.threads > 1 && !matches!(w, WorkloadArg::Iozone | WorkloadArg::Load) {
         return Err(CliError::usage(
             "--threads is for --workload iozone and load (streams: --streams)",
@@ -635,68 +650,19 @@ fn reps_of(a: &RunArgs) -> (u32, Option<AutoReps>) {
     }
 }
 
-/// Builds the plan the options describe.
+/// Builds the plan the options describe: the one place run arguments become a plan, for
+/// `run` and for every study step's run line.
 pub fn build_plan(a: &RunArgs) -> CliResult<Plan> {
     let (reps, auto_reps) = reps_of(a);
     check_workload_options(a)?;
     let workload = build_workload(a)?;
-    if workload != Workload::Iozone {
-        let plan = Plan {
-            workload,
-            reps,
-            auto_reps,
-            cpus: a.cpus.as_ref().map(|c| c.0.clone()),
-            cpu_idle: cpu_idle_of(a),
-            cache: match a.cache {
-                CacheArg::Keep => CachePolicy::Keep,
-                _ => CachePolicy::Drop,
-            },
-            seed: a.seed,
-            keep_files: a.keep_files,
-            timing: Timing {
-                sync: a.sync,
-                ..Timing::default()
-            },
-            client_cache: a.client_cache,
-            iodepth: a.iodepth,
-            threads: a.threads,
-            ..Plan::default()
-        };
-        plan.validate().map_err(CliError::usage)?;
-        return Ok(plan);
-    }
-    let cells = if a.auto {
-        let (min_rec, max_rec) = match &a.record_sizes {
-            Some(SizeList(r)) => (r[0], *r.last().unwrap_or(&r[0])),
-            None => (plan::AUTO_MIN_RECORD, plan::AUTO_MAX_RECORD),
-        };
-        let min_file = a.min_file.unwrap_or(plan::AUTO_MIN_FILE);
-        let max_file = a.max_file.unwrap_or(plan::AUTO_MAX_FILE);
-        if min_file > max_file {
-            return Err(CliError::usage("--min-file is larger than --max-file"));
-        }
-        plan::auto_cells(min_file, max_file, min_rec, max_rec, a.all_records)
-    } else {
-        let files = a
-            .file_sizes
-            .clone()
-            .map(|l| l.0)
-            .unwrap_or_else(|| DEFAULT_FILE_SIZES.to_vec());
-        let records = a.record_sizes.clone().map(|l| l.0).unwrap_or_else(|| {
-            let largest = files.iter().copied().max().unwrap_or(0);
-            DEFAULT_RECORD_SIZES
-                .iter()
-                .copied()
-                .filter(|&r| r <= largest)
-                .collect()
-        });
-        plan::explicit_cells(&files, &records).map_err(CliError::usage)?
-    };
+    let iozone = workload == Workload::Iozone;
     let plan = Plan {
-        ops: a.ops.0.clone(),
-        cells,
+        cells: if iozone { iozone_cells(a)? } else { Vec::new() },
+        ops: if iozone { a.ops.0.clone() } else { Vec::new() },
+        workload,
         threads: a.threads,
-        throughput_mode: a.threads > 1,
+        throughput_mode: iozone && a.threads > 1,
         reps,
         auto_reps,
         cpus: a.cpus.as_ref().map(|c| c.0.clone()),
@@ -719,7 +685,11 @@ pub fn build_plan(a: &RunArgs) -> CliResult<Plan> {
         verify: a.verify,
         keep_files: a.keep_files,
         seed: a.seed,
-        min_sample_s: a.min_sample_time,
+        min_sample_s: if iozone {
+            a.min_sample_time
+        } else {
+            Plan::default().min_sample_s
+        },
         client_cache: a.client_cache,
         iodepth: a.iodepth,
         ..Plan::default()
@@ -728,13 +698,60 @@ pub fn build_plan(a: &RunArgs) -> CliResult<Plan> {
     Ok(plan)
 }
 
-/// `sharebench run`; under mpirun, `cluster` is every rank of the run (rank 0 prints).
-pub fn main(mut args: RunArgs, cluster: Option<&dyn session::Cluster>) -> CliResult<()> {
-    if cluster.is_some() && args.reps.is_none() {
-        // `auto` decides from every rank's figures, which only rank 0 sees.
+/// The IOzone matrix's cells: `--auto`'s, or the listed file and record sizes.
+fn iozone_cells(a: &RunArgs) -> CliResult<Vec<plan::Cell>> {
+    if a.auto {
+        let (min_rec, max_rec) = match &a.record_sizes {
+            Some(SizeList(r)) => (r[0], *r.last().unwrap_or(&r[0])),
+            None => (plan::AUTO_MIN_RECORD, plan::AUTO_MAX_RECORD),
+        };
+        let min_file = a.min_file.unwrap_or(plan::AUTO_MIN_FILE);
+        let max_file = a.max_file.unwrap_or(plan::AUTO_MAX_FILE);
+        if min_file > max_file {
+            return Err(CliError::usage("--min-file is larger than --max-file"));
+        }
+        return Ok(plan::auto_cells(
+            min_file,
+            max_file,
+            min_rec,
+            max_rec,
+            a.all_records,
+        ));
+    }
+    let files = a
+        .file_sizes
+        .clone()
+        .map(|l| l.0)
+        .unwrap_or_else(|| DEFAULT_FILE_SIZES.to_vec());
+    let records = a.record_sizes.clone().map(|l| l.0).unwrap_or_else(|| {
+        let largest = files.iter().copied().max().unwrap_or(0);
+        DEFAULT_RECORD_SIZES
+            .iter()
+            .copied()
+            .filter(|&r| r <= largest)
+            .collect()
+    });
+    plan::explicit_cells(&files, &records).map_err(CliError::usage)
+}
+
+/// The options of a run on several clients: `--reps auto` decides from every rank's
+/// figures, which only rank 0 sees, so a count not given is a fixed one.
+pub fn for_several_clients(args: &mut RunArgs) {
+    if args.reps.is_none() {
         args.reps = Some(Reps::Exactly(MULTI_CLIENT_REPS));
     }
-    let plan = build_plan(&args)?;
+}
+
+/// `sharebench run`; under mpirun, `cluster` is every rank of the run (rank 0 prints).
+pub fn main(mut args: RunArgs, cluster: Option<&dyn session::Cluster>) -> CliResult<()> {
+    if cluster.is_some() {
+        for_several_clients(&mut args);
+    }
+    let plan = match &args.plan_file {
+        Some(file) => sharebench_core::plan_file::read(file)
+            .map_err(|e| CliError::usage(format!("--plan-file {e}")))?,
+        None => build_plan(&args)?,
+    };
     let spec = SessionSpec {
         plan: &plan,
         targets: &args.targets,
@@ -825,7 +842,46 @@ fn capped_need(records: &[Record], width: f64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{parse_bitrate, parse_seconds};
+    use super::{build_plan, parse_bitrate, parse_seconds, RunArgs};
+    use clap::Parser;
+    use sharebench_core::plan::{CachePolicy, Workload};
+
+    fn args(line: &str) -> RunArgs {
+        #[derive(Parser)]
+        struct Line {
+            #[command(flatten)]
+            args: RunArgs,
+        }
+        Line::try_parse_from(std::iter::once("run").chain(line.split_whitespace()))
+            .unwrap()
+            .args
+    }
+
+    #[test]
+    fn one_plan_for_every_workload_and_no_option_silently_dropped() {
+        let p = build_plan(&args("null:// --cache drop --threads 2 --file-sizes 1m")).unwrap();
+        assert_eq!(p.workload, Workload::Iozone);
+        assert!(p.throughput_mode && !p.cells.is_empty());
+        assert_eq!(p.cache, CachePolicy::Drop);
+        let p = build_plan(&args("null:// --cache remount")).unwrap();
+        assert_eq!(p.cache, CachePolicy::Remount);
+        let m = build_plan(&args("null:// -w metadata --cache drop")).unwrap();
+        assert_eq!(m.cache, CachePolicy::Drop);
+        assert!(m.cells.is_empty() && m.ops.is_empty() && !m.throughput_mode);
+        for line in [
+            "null:// -w metadata --cache remount",
+            "null:// -w stream --cache direct",
+            "null:// -w smallfiles --direct",
+            "null:// -w metadata --include-close",
+        ] {
+            let e = build_plan(&args(line)).unwrap_err();
+            assert!(
+                e.message.contains("--workload iozone"),
+                "{line}: {}",
+                e.message
+            );
+        }
+    }
 
     #[test]
     fn sample_times_take_a_unit() {

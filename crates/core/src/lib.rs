@@ -19,6 +19,7 @@ pub mod op_clock;
 pub mod operation;
 pub mod pattern;
 pub mod plan;
+pub mod plan_file;
 pub mod ranks;
 pub mod record;
 pub mod run;

@@ -2,12 +2,17 @@
 //! (`studies/*.toml`, built into the binary) names the lab it needs, its scales, its steps
 //! (`sharebench run` lines and lab actions) and the seed's claims; a run leaves a study
 //! directory (its steps' result directories, `study.json`), and this crate turns that into
-//! verdicts and `report.html`; `runner` keeps the books of a run (the order of its units,
-//! their outcomes, resumed attempts). Not: running steps or the lab (the `study` command
-//! of the CLI does), nor the statistics (see `sharebench-report`).
+//! verdicts and `report.html`. `run` runs a study whose run lines are plans (the lab
+//! through `lab_guard`, each step through a session, the lab `actions`), and `runner`
+//! keeps its books (the order of its units, their outcomes, resumed attempts). Not:
+//! parsing command lines (the CLI parses each run line into a plan), nor the statistics
+//! (see `sharebench-report`).
 
+pub mod actions;
 pub mod check;
+pub mod lab_guard;
 pub mod page;
+pub mod run;
 pub mod runner;
 pub mod spec;
 pub mod state;

@@ -1,7 +1,6 @@
 //! The study runner's bookkeeping: the order a study's units run in (alternating
 //! blocks), a unit's outcome in its step's state, what an interrupted attempt finished and
-//! where it is kept, where the next report goes. Not: running anything (the CLI's `study
-//! run` runs each step's line through a session and brings the lab up and down).
+//! where it is kept, where the next report goes. Not: running anything (`run` does).
 
 use crate::spec::{Step, Study};
 use crate::state::{RunState, StepState, StepStatus};

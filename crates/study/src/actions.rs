@@ -5,10 +5,10 @@
 //! counters, `gluster volume heal info`) and checked (the copies are compared byte for
 //! byte). Not: the lab itself (see `sharebench-lab`).
 
-use crate::error::{CliError, CliResult};
+use crate::check::Measurement;
 use sharebench_core::record::{Record, Status};
 use sharebench_lab::traffic;
-use sharebench_study::check::Measurement;
+use sharebench_session::error::{CliError, CliResult};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -36,7 +36,7 @@ pub fn crash_after(
 ) -> Result<Crash, String> {
     let start = Instant::now();
     while taken.load(Ordering::SeqCst) < after {
-        if done.load(Ordering::SeqCst) || crate::session::cancelled() {
+        if done.load(Ordering::SeqCst) || sharebench_session::cancelled() {
             return Err(format!(
                 "the run ended before its record {after}, when the crash was due"
             ));

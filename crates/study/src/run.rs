@@ -1,0 +1,337 @@
+//! Running a study whose run lines are already plans: the lab brought up as each step needs
+//! it, each step run as an ordinary `sharebench run` into `steps/ID/` (or under `lab
+//! mpirun` on several clients), its action taken (failover, replication traffic),
+//! `study.json` saved after every step, the lab taken down and the report written. Ctrl-C
+//! stops after the current measurement, keeps every record and reports what was measured;
+//! a cut-off step's finished tests are carried over when it runs again. Not: reading the
+//! study or its run lines (the CLI parses them, once, into [`StepRun`]s), or the verdicts
+//! (`check`).
+
+use crate::actions;
+use crate::lab_guard::{self, LabGuard};
+use crate::runner;
+use crate::spec::{Action, Scale, Step, Study};
+use crate::state::{self, RunState, StepStatus};
+use sharebench_core::manifest::RunOutcome;
+use sharebench_core::plan::Plan;
+use sharebench_session::error::{CliError, CliResult};
+use sharebench_session::{self as session, SessionSpec};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+/// A step's `run` line, parsed and checked when the study was read: what the step runs.
+pub struct StepRun {
+    /// The line with the scale's values in place: the run's recorded command line.
+    pub line: String,
+    pub targets: Vec<String>,
+    pub plan: Plan,
+}
+
+/// A study ready to run: read and checked, every run line a plan, its directory made (or,
+/// resumed, reopened) with the state saved there.
+pub struct Prepared<'a> {
+    pub study: &'a Study,
+    pub scale: &'a Scale,
+    /// One for each of the study's steps, in order: its run, or none for a step that only
+    /// takes an action.
+    pub runs: Vec<Option<StepRun>>,
+    pub dir: PathBuf,
+    pub state: RunState,
+}
+
+/// Runs every step not yet done, then ends the run: outcome saved, report written and
+/// summed up on `out`. The error says how the run ended when it did not complete.
+pub fn run(p: Prepared, out: &mut dyn Write) -> CliResult<()> {
+    let Prepared {
+        study,
+        scale,
+        runs,
+        dir,
+        state: mut st,
+    } = p;
+    assert_eq!(runs.len(), study.steps.len(), "one run (or none) per step");
+    let started = Instant::now();
+    let mut lab = LabGuard::new(study, scale);
+    let base_needs = study.lab.clone().unwrap_or_default();
+    let blocks = scale.blocks();
+    let units = runner::schedule(study, blocks);
+    let mut stopped = false;
+    for (i, unit) in units.iter().enumerate() {
+        let step = unit.step;
+        let done = st.step(&step.id).is_some_and(|s| {
+            matches!(s.status, StepStatus::Complete | StepStatus::Failed)
+                || unit.block.is_some_and(|n| n <= s.blocks_done)
+        });
+        if done {
+            let _ = writeln!(
+                out,
+                "study: step {}{} already done, kept",
+                step.id,
+                unit.of(blocks)
+            );
+            continue;
+        }
+        if session::cancelled() {
+            stopped = true;
+            break;
+        }
+        let sdir = match unit.block {
+            None => state::step_dir(&dir, &step.id),
+            Some(n) => state::block_dir(&dir, &step.id, n),
+        };
+        let earlier = runner::keep_cut_off_attempt(&dir, &sdir, &step.id, &mut st)
+            .map_err(CliError::failed)?;
+        let _ = writeln!(
+            out,
+            "study: step {}/{} {}{}: {}",
+            i + 1,
+            units.len(),
+            step.id,
+            unit.of(blocks),
+            step.title
+        );
+        let needs = base_needs.merged(step.lab.as_ref());
+        let t0 = Instant::now();
+        let uses_lab = lab_guard::step_needs_lab(study, step, &scale.vars);
+        let step_run = study
+            .steps
+            .iter()
+            .position(|s| s.id == step.id)
+            .and_then(|k| runs[k].as_ref());
+        let result = (|| -> CliResult<StepStatus> {
+            if uses_lab {
+                lab.ensure(&needs, out)?;
+            }
+            if let Some(s) = st.step_mut(&step.id) {
+                s.status = StepStatus::Running;
+                s.lab = uses_lab.then(|| needs.clone());
+            }
+            st.save(&dir).map_err(CliError::failed)?;
+            let at = StepAt {
+                sdir: &sdir,
+                earlier: earlier.as_deref(),
+                vars: &scale.vars,
+            };
+            run_step(step, step_run, at, &mut st, out)
+        })();
+        let s = st.step_mut(&step.id).expect("every step has a state");
+        match unit.block {
+            None => s.seconds = t0.elapsed().as_secs_f64(),
+            Some(_) => s.seconds += t0.elapsed().as_secs_f64(),
+        }
+        match result {
+            Ok(status) => runner::record_status(s, status, unit.block, blocks),
+            Err(e) => {
+                s.status = if e.code == 130 {
+                    StepStatus::Interrupted
+                } else {
+                    StepStatus::Failed
+                };
+                s.error = Some(e.message.clone());
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "sharebench: warning: step {}{}: {}",
+                    step.id,
+                    unit.of(blocks),
+                    e.message
+                );
+            }
+        }
+        let interrupted = s.status == StepStatus::Interrupted;
+        st.save(&dir).map_err(CliError::failed)?;
+        if interrupted || session::cancelled() {
+            stopped = true;
+            break;
+        }
+    }
+    lab.down(out);
+    conclude(&dir, &mut st, stopped, started, out)
+}
+
+/// Ends a study run: its outcome saved, a report written and summed up, and the exit.
+fn conclude(
+    dir: &Path,
+    st: &mut RunState,
+    stopped: bool,
+    started: Instant,
+    out: &mut dyn Write,
+) -> CliResult<()> {
+    st.ended_at = Some(chrono::Utc::now().to_rfc3339());
+    st.outcome = if stopped {
+        RunOutcome::Interrupted
+    } else if st.steps.iter().all(|s| s.status == StepStatus::Complete) {
+        RunOutcome::Complete
+    } else {
+        RunOutcome::Failed
+    };
+    st.save(dir).map_err(CliError::failed)?;
+
+    let report_dir = runner::next_report_dir(dir);
+    let evidence = crate::RunEvidence::load(dir, None).map_err(CliError::failed)?;
+    let (lines, warnings) =
+        crate::write_report(&[(String::from("this run"), evidence)], &report_dir)
+            .map_err(CliError::failed)?;
+    for w in warnings {
+        let _ = writeln!(std::io::stderr(), "sharebench: warning: {w}");
+    }
+    for l in lines {
+        let _ = writeln!(out, "{l}");
+    }
+    let _ = writeln!(
+        out,
+        "Study: {} ({:.0} s)\nReport: {}",
+        dir.display(),
+        started.elapsed().as_secs_f64(),
+        report_dir.join("report.html").display()
+    );
+    match st.outcome {
+        RunOutcome::Interrupted => Err(CliError::interrupted(format!(
+            "interrupted; the records and a report of what was measured are in {}; continue with --resume --out {}",
+            dir.display(),
+            dir.display()
+        ))),
+        RunOutcome::Failed => Err(CliError::failed(format!(
+            "some steps failed (see the report's evidence table); records in {}",
+            dir.display()
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// A multi-client step: `sharebench lab mpirun --np N run --plan-file FILE TARGETS --out
+/// SDIR`, as a child process (MPI initialises once per process, and the ranks run on the
+/// lab's client hosts). The ranks get the step's plan as data, written beside its
+/// directory, not its line to parse again; a cut-off attempt is measured again whole.
+fn run_multi_client(n: u32, r: &StepRun, sdir: &Path) -> CliResult<StepStatus> {
+    let me = std::env::current_exe()
+        .map_err(|e| CliError::failed(format!("cannot find this program: {e}")))?;
+    let name = sdir.file_name().unwrap_or_default().to_string_lossy();
+    let plan_path = sdir.with_file_name(format!("{name}.plan.json"));
+    sharebench_core::plan_file::write(&plan_path, &r.plan).map_err(CliError::failed)?;
+    let mut args: Vec<String> = vec!["lab".into(), "mpirun".into(), "--np".into(), n.to_string()];
+    args.extend(["run".into(), "--plan-file".into()]);
+    args.push(plan_path.display().to_string());
+    args.extend(r.targets.iter().cloned());
+    args.push("--out".into());
+    args.push(sdir.display().to_string());
+    let status = std::process::Command::new(me)
+        .args(&args)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .map_err(|e| CliError::failed(format!("cannot start lab mpirun: {e}")))?;
+    match status.code() {
+        Some(0) => Ok(StepStatus::Complete),
+        Some(130) => Ok(StepStatus::Interrupted),
+        Some(1) if sdir.join("results.jsonl").exists() => Ok(StepStatus::Failed),
+        Some(c) => Err(CliError::failed(format!(
+            "lab mpirun --np {n} ended with exit code {c}"
+        ))),
+        None => Err(CliError::failed("lab mpirun was killed by a signal")),
+    }
+}
+
+/// Where a step runs: its directory, the cut-off attempt kept from before (if any), and
+/// the scale's values (an action's sizes may be variables).
+struct StepAt<'a> {
+    sdir: &'a Path,
+    earlier: Option<&'a Path>,
+    vars: &'a BTreeMap<String, String>,
+}
+
+/// Runs one step: its run (in a thread of its own, beside the failover's if it has one),
+/// and its action.
+fn run_step(
+    step: &Step,
+    step_run: Option<&StepRun>,
+    at: StepAt,
+    st: &mut RunState,
+    out: &mut dyn Write,
+) -> CliResult<StepStatus> {
+    if let Some(Action::ReplicationTraffic { size, change_pct }) = &step.action {
+        let size = crate::spec::substitute(size, at.vars).map_err(CliError::usage)?;
+        let found = actions::replication_traffic(at.sdir, &step.id, &size, *change_pct)?;
+        st.measurements.extend(found);
+        return Ok(StepStatus::Complete);
+    }
+    let r = step_run
+        .ok_or_else(|| CliError::failed(format!("step {}: no run line to run", step.id)))?;
+    let mut plan = r.plan.clone();
+    let mut carried = Vec::new();
+    if let (Some(dir), None) = (at.earlier, &step.action) {
+        let records = sharebench_core::record::read_jsonl(&dir.join("results.jsonl"))
+            .map(|r| r.records)
+            .unwrap_or_default();
+        (plan.done, carried) = runner::finished_tests(&plan, records);
+        if !carried.is_empty() {
+            let _ = writeln!(
+                out,
+                "study: step {}: {} measurements of {} finished tests carried over from {}",
+                step.id,
+                carried.len(),
+                plan.done.len(),
+                dir.display()
+            );
+        }
+    }
+    if let Some(n) = step.clients.filter(|&n| n > 1) {
+        return run_multi_client(n, r, at.sdir);
+    }
+    let command_line: Vec<String> = ["sharebench", "run"]
+        .iter()
+        .map(|s| s.to_string())
+        .chain(crate::spec::split_args(&r.line).unwrap_or_default())
+        .collect();
+    let failover = match &step.action {
+        Some(Action::Failover {
+            host,
+            after_records,
+        }) => Some((host.clone(), *after_records)),
+        _ => None,
+    };
+    let done = AtomicBool::new(false);
+    let taken = AtomicU64::new(0);
+    let (result, fault) = std::thread::scope(|scope| {
+        let fault = failover
+            .as_ref()
+            .map(|(host, after)| scope.spawn(|| actions::crash_after(host, *after, &taken, &done)));
+        let result = scope
+            .spawn(|| {
+                session::execute(
+                    SessionSpec {
+                        plan: &plan,
+                        targets: &r.targets,
+                        out: Some(at.sdir.to_path_buf()),
+                        command_line,
+                        carried,
+                        cluster: None,
+                        remount_at: None,
+                        quiet: false,
+                    },
+                    &mut |_| {
+                        taken.fetch_add(1, Ordering::SeqCst);
+                    },
+                )
+            })
+            .join()
+            .unwrap_or_else(|_| Err(CliError::failed("the step's run panicked")));
+        done.store(true, Ordering::SeqCst);
+        let fault = fault.map(|h| h.join().unwrap_or_else(|_| Err("panicked".into())));
+        (result, fault)
+    });
+    let result = result?;
+    if let (Some((host, _)), Some(fault)) = (&failover, fault) {
+        let found = actions::after_failover(&step.id, host, fault, &result.records)?;
+        st.measurements.extend(found);
+    }
+    let s = &result.summary;
+    Ok(if s.interrupted {
+        StepStatus::Interrupted
+    } else if s.all_ok() {
+        StepStatus::Complete
+    } else {
+        StepStatus::Failed
+    })
+}
