@@ -107,7 +107,63 @@ pub struct Scale {
     /// unless given, the fewest whose comparison can be decided.
     #[serde(default)]
     pub blocks: Option<u32>,
+    /// What each `{name}` in the run lines stands for at this scale, as text. In the file
+    /// each is one value: a word (`"32m"`, `"auto"`), a number, or an array of words (a
+    /// target list), never a fragment of several options.
+    #[serde(deserialize_with = "one_value_each")]
     pub vars: BTreeMap<String, String>,
+}
+
+/// A scale variable as the file gives it: one value of a type.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum VarValue {
+    Int(i64),
+    Float(f64),
+    Word(String),
+    Words(Vec<String>),
+}
+
+/// The scale's variables as text, each checked to be one value: a string with a space
+/// would be options in disguise (`"auto --max-reps 7"`), which a run line must name.
+fn one_value_each<'de, D>(d: D) -> Result<BTreeMap<String, String>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    use serde::de::Error;
+    let one_word = |name: &str, w: &str| {
+        if w.is_empty() || w.chars().any(char::is_whitespace) {
+            Err(D::Error::custom(format!(
+                "variable {name} = \"{w}\": a variable is one value (a word, a number, or an array of words for a list), not options; name each option in the run line"
+            )))
+        } else {
+            Ok(())
+        }
+    };
+    let typed = BTreeMap::<String, VarValue>::deserialize(d)?;
+    typed
+        .into_iter()
+        .map(|(name, v)| {
+            let text = match v {
+                VarValue::Int(i) => i.to_string(),
+                VarValue::Float(f) => f.to_string(),
+                VarValue::Word(w) => {
+                    one_word(&name, &w)?;
+                    w
+                }
+                VarValue::Words(ws) => {
+                    if ws.is_empty() {
+                        return Err(D::Error::custom(format!("variable {name}: an empty list")));
+                    }
+                    for w in &ws {
+                        one_word(&name, w)?;
+                    }
+                    ws.join(" ")
+                }
+            };
+            Ok((name, text))
+        })
+        .collect()
 }
 
 /// Blocks per alternating step unless a scale says otherwise; also the fewest a block
@@ -648,6 +704,23 @@ id = "c"
 said = "x is faster"
 check = { kind = "faster", step = "m", a = "x", b = "y", ops = ["write"] }
 "#;
+
+    #[test]
+    fn scale_variables_are_one_value_each() {
+        let with = |vars: &str| Study::parse(&MINIMAL.replace(r#"{ max = "1m" }"#, vars));
+        let s = with(r#"{ max = "1m", reps = 7, t = ["a", "b"] }"#).unwrap();
+        let v = &s.scales["tiny"].vars;
+        assert_eq!((v["reps"].as_str(), v["t"].as_str()), ("7", "a b"));
+        for bad in [
+            r#"{ max = "auto --max-reps 7" }"#,
+            r#"{ max = "" }"#,
+            r#"{ max = ["a b"] }"#,
+            r#"{ max = [] }"#,
+        ] {
+            let e = with(bad).unwrap_err();
+            assert!(e.contains("variable max"), "{bad}: {e}");
+        }
+    }
 
     #[test]
     fn parses_a_minimal_study() {
