@@ -137,6 +137,64 @@ fn fio_json_single_job_and_numjobs() {
     assert!(fio::parse("{\"jobs\": 3}", "f").is_err());
 }
 
+/// fio 2.x wrote other units: `io_bytes` in KiB until 2.21 (then bytes, beside `io_kbytes`),
+/// `bw` in KiB/s (no `bw_bytes` before 3.2), `clat` in microseconds (no `clat_ns` before
+/// 3.0, no sample count). The fixtures are real fio 2.20 and 2.21 output (fixtures/README.md);
+/// every expected figure below is the fixture's own, converted by hand.
+#[test]
+fn fio_2x_json_in_the_units_each_version_wrote() {
+    // fio 2.20: io_bytes 32768 (KiB), bw 1129931 KiB/s, clat p50 11 us, p99 1576 us.
+    let got = fio::parse(&fixture("fio-2.20-seqread-128k.json"), "f")
+        .unwrap()
+        .records;
+    assert_eq!(got.len(), 1);
+    let r = &got[0];
+    assert_eq!(
+        (r.op.name(), r.record_size, r.file_size, r.bytes),
+        ("read", 128 << 10, 32 << 20, 32 << 20)
+    );
+    assert_eq!(r.throughput_kib_s, 1129931.0);
+    assert_eq!((r.latency.lat_p50_us, r.latency.lat_p99_us), (11.0, 1576.0));
+    assert_eq!((r.latency.lat_mean_us, r.latency.lat_count), (109.25, 256));
+    // json+ (with latency bins) of a mixed job: both directions' bytes and rates add up.
+    let got = fio::parse(&fixture("fio-2.20-randrw-jsonplus.json"), "f")
+        .unwrap()
+        .records;
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].bytes, (5668 + 2524) * 1024);
+    assert_eq!(got[0].throughput_kib_s, 35873.0 + 15974.0);
+    // fio 2.21: io_bytes in bytes beside io_kbytes; bw still KiB/s.
+    let got = fio::parse(&fixture("fio-2.21-seqwrite-64k.json"), "f")
+        .unwrap()
+        .records;
+    assert_eq!(
+        (got[0].bytes, got[0].throughput_kib_s),
+        (16 << 20, 3276800.0)
+    );
+    assert_eq!(
+        (got[0].latency.lat_p50_us, got[0].latency.lat_p99_us),
+        (15.0, 47.0)
+    );
+    // numjobs=2 with group_reporting, which fio 2.21 leaves out of "job options": one
+    // entry for the two jobs, their aggregate.
+    let got = fio::parse(&fixture("fio-2.21-randread-numjobs2.json"), "f")
+        .unwrap()
+        .records;
+    assert_eq!(got.len(), 1);
+    assert_eq!(
+        (got[0].op.name(), got[0].threads, got[0].scope, got[0].bytes),
+        ("random-read", 2, Scope::Aggregate, 16 << 20)
+    );
+    assert_eq!(got[0].throughput_kib_s, 61134.0);
+    // A job whose direction lacks a figure the importer needs names it.
+    let text = fixture("fio-2.21-seqwrite-64k.json").replace("\"bw\" :", "\"bandwidth\" :");
+    let e = fio::parse(&text, "f").unwrap_err();
+    assert!(e.contains("has no write bw_bytes or bw"), "{e}");
+    let text = fixture("fio-2.20-seqread-128k.json").replace("\"io_bytes\" :", "\"moved\" :");
+    let e = fio::parse(&text, "f").unwrap_err();
+    assert!(e.contains("has no read io_bytes"), "{e}");
+}
+
 /// fio jobs that lack what the importer needs are skipped with a note, never filled in:
 /// no options at all, a negative figure, neither a block size nor an I/O count.
 #[test]

@@ -1,7 +1,9 @@
-//! fio's JSON output (`--output-format=json`) as records: one per job and direction, with
-//! throughput from `bw_bytes`, time from `io_bytes / bw_bytes`, CPU from `usr_cpu` +
-//! `sys_cpu`, latency percentiles from `clat_ns`. Jobs sharing a name (numjobs without
-//! group reporting) become one throughput-mode aggregate. Not: fio's text or terse output.
+//! fio's JSON output (`--output-format=json` and `json+`) as records: one per job and
+//! direction, with throughput, time as bytes over throughput, CPU from `usr_cpu` +
+//! `sys_cpu`, and completion-latency percentiles. Each figure is read as the fio that
+//! wrote it wrote it (see [`moved`] and [`latency`]), from fio 2.x to today's 3.x. Jobs
+//! sharing a name (numjobs without group reporting) become one throughput-mode
+//! aggregate. Not: fio's text or terse output.
 
 use super::{record, Imported};
 use serde_json::Value;
@@ -48,19 +50,50 @@ fn f(v: Option<&Value>) -> f64 {
     v.and_then(Value::as_f64).unwrap_or(0.0)
 }
 
+/// One direction's completion latency: `clat_ns` in nanoseconds (fio 3.0 on), or `clat` in
+/// microseconds (fio 2.x, which gives no sample count: one per I/O, `total_ios`).
 fn latency(side: &Value) -> LatencySummary {
-    let clat = side.get("clat_ns").unwrap_or(&Value::Null);
+    let (clat, to_us) = match side.get("clat_ns") {
+        Some(ns) => (ns, 1e-3),
+        None => (side.get("clat").unwrap_or(&Value::Null), 1.0),
+    };
     let pct = clat.get("percentile").unwrap_or(&Value::Null);
-    let p = |k: &str| f(pct.get(k)) / 1000.0;
+    let p = |k: &str| f(pct.get(k)) * to_us;
+    let count = clat
+        .get("N")
+        .or_else(|| side.get("total_ios"))
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
     LatencySummary {
-        lat_count: clat.get("N").and_then(Value::as_u64).unwrap_or(0),
-        lat_mean_us: f(clat.get("mean")) / 1000.0,
+        lat_count: count,
+        lat_mean_us: f(clat.get("mean")) * to_us,
         lat_p50_us: p("50.000000"),
         lat_p90_us: p("90.000000"),
         lat_p99_us: p("99.000000"),
         lat_p999_us: p("99.900000"),
         lat_p9999_us: p("99.990000"),
-        lat_max_us: f(clat.get("max")) / 1000.0,
+        lat_max_us: f(clat.get("max")) * to_us,
+    }
+}
+
+/// What one direction of a job moved: bytes, and bytes per second. Until fio 2.21
+/// `io_bytes` held KiB (2.21 made it bytes and added `io_kbytes` for the old figure);
+/// `bw` is KiB/s in every version, `bw_bytes` (fio 3.2 on) bytes/s. A direction that
+/// gives neither figure of a pair names the one it lacks.
+fn moved(side: &Value, dir: &str) -> Result<(f64, f64), String> {
+    let io = if side.get("io_kbytes").is_some() {
+        side.get("io_bytes").map(|v| f(Some(v)))
+    } else {
+        side.get("io_bytes").map(|v| f(Some(v)) * 1024.0)
+    };
+    let bw = side
+        .get("bw_bytes")
+        .map(|v| f(Some(v)))
+        .or_else(|| side.get("bw").map(|v| f(Some(v)) * 1024.0));
+    match (io, bw) {
+        (Some(io), Some(bw)) => Ok((io, bw)),
+        (None, _) => Err(format!("has no {dir} io_bytes")),
+        (_, None) => Err(format!("has no {dir} bw_bytes or bw")),
     }
 }
 
@@ -108,10 +141,13 @@ fn job_record(job: &Value, global: &Value, source: &str) -> Result<Record, Strin
         job.get("read").unwrap_or(&Value::Null),
         job.get("write").unwrap_or(&Value::Null),
     );
-    let io_bytes = (if reads { f(r.get("io_bytes")) } else { 0.0 })
-        + (if writes { f(w.get("io_bytes")) } else { 0.0 });
-    let bw = (if reads { f(r.get("bw_bytes")) } else { 0.0 })
-        + (if writes { f(w.get("bw_bytes")) } else { 0.0 });
+    let (r_io, r_bw) = if reads { moved(r, "read")? } else { (0.0, 0.0) };
+    let (w_io, w_bw) = if writes {
+        moved(w, "write")?
+    } else {
+        (0.0, 0.0)
+    };
+    let (io_bytes, bw) = (r_io + w_io, r_bw + w_bw);
     if io_bytes <= 0.0 || bw <= 0.0 {
         return Err("moved no data".into());
     }
@@ -163,6 +199,11 @@ pub fn parse(text: &str, source: &str) -> Result<Imported, String> {
     let mut out = Imported::default();
     // jobname -> workers' records, to fold numjobs into aggregates.
     let mut by_name: BTreeMap<String, Vec<Record>> = BTreeMap::new();
+    let mut named: BTreeMap<&str, usize> = BTreeMap::new();
+    for job in jobs {
+        let name = job.get("jobname").and_then(Value::as_str).unwrap_or("job");
+        *named.entry(name).or_default() += 1;
+    }
     for job in jobs {
         let name = job
             .get("jobname")
@@ -180,7 +221,10 @@ pub fn parse(text: &str, source: &str) -> Result<Imported, String> {
         let numjobs: u32 = opt(job, &global, "numjobs")
             .and_then(|n| n.parse().ok())
             .unwrap_or(1);
-        let grouped = opt(job, &global, "group_reporting").is_some_and(|g| g != "0");
+        // fio 2.x leaves a bare `group_reporting` out of "job options": one entry for a
+        // name run by several jobs is their group's report.
+        let grouped = opt(job, &global, "group_reporting").is_some_and(|g| g != "0")
+            || named.get(name.as_str()) == Some(&1);
         if grouped && numjobs > 1 {
             rec.threads = numjobs;
             rec.scope = Scope::Aggregate;
@@ -226,7 +270,12 @@ pub fn parse(text: &str, source: &str) -> Result<Imported, String> {
     }
     super::iozone_text::number_repetitions(&mut out.records);
     if out.records.is_empty() {
-        return Err("fio JSON holds no job that moved data".into());
+        let why = out
+            .notes
+            .first()
+            .map(|n| format!(" ({n})"))
+            .unwrap_or_default();
+        return Err(format!("fio JSON holds no job that moved data{why}"));
     }
     Ok(out)
 }
