@@ -29,5 +29,6 @@ pub mod server_cpu;
 pub mod size;
 #[cfg(test)]
 pub(crate) mod testing;
+pub mod thread_room;
 pub mod workdir;
 pub mod workload;

@@ -209,6 +209,7 @@ fn together(
     w.start_together()?;
     let b = w.backend();
     let cancel = w.cancel;
+    crate::thread_room::check(files.len()).map_err(|e| PassError::Io(std::io::Error::other(e)))?;
     let barrier = Barrier::new(files.len() + 1);
     let (results, end) = std::thread::scope(|s| {
         let handles: Vec<_> = files

@@ -591,6 +591,7 @@ fn take(
         let result = super::run_pass(backend, file, &specs[0], buf, &alone);
         (vec![result], before)
     } else {
+        crate::thread_room::check(workers).map_err(Unmeasured::Failed)?;
         std::thread::scope(|s| {
             let mut handles = Vec::with_capacity(workers);
             for (i, ((spec, file), buf)) in specs

@@ -192,6 +192,7 @@ fn point(
         .chunks_mut(depth)
         .map(|worker| Schedule::new(t0, rate, p.point_seconds, worker[0].fraction()))
         .collect();
+    crate::thread_room::check(lanes.len()).map_err(|e| PassError::Io(std::io::Error::other(e)))?;
     let results: Vec<Result<LaneOut, PassError>> = std::thread::scope(|s| {
         let handles: Vec<_> = lanes
             .iter_mut()
