@@ -561,8 +561,7 @@ fn take(
     cancel: &AtomicBool,
 ) -> Result<Taken, Unmeasured> {
     let released = Instant::now();
-    let backend = ctx.target.backend.as_ref();
-    let workers = specs.len();
+    let (backend, workers) = (ctx.target.backend.as_ref(), specs.len());
     let barrier = StartGate::new(workers + 1);
     let first_done = AtomicBool::new(false);
     let coord = Coordination {
