@@ -12,6 +12,13 @@ fn fixture(name: &str) -> String {
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
+/// The records fio's importer makes of a fixture, which must import.
+fn fio_records(name: &str) -> Vec<Record> {
+    fio::parse(&fixture(name), "f")
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+        .records
+}
+
 fn find<'a>(rs: &'a [Record], op: &str, threads: u32) -> &'a Record {
     rs.iter()
         .find(|r| r.op.name() == op && r.threads == threads)
@@ -109,18 +116,14 @@ fn iozone_r_report_excerpt() {
 
 #[test]
 fn fio_json_single_job_and_numjobs() {
-    let got = fio::parse(&fixture("fio-seqwrite-64k.json"), "f")
-        .unwrap()
-        .records;
+    let got = fio_records("fio-seqwrite-64k.json");
     assert_eq!(got.len(), 1);
     assert_eq!(
         (got[0].op.name(), got[0].record_size, got[0].file_size),
         ("write", 65536, 8 << 20)
     );
     assert_eq!(got[0].throughput_kib_s, 4194304000.0 / 1024.0);
-    let got = fio::parse(&fixture("fio-randread-numjobs2.json"), "f")
-        .unwrap()
-        .records;
+    let got = fio_records("fio-randread-numjobs2.json");
     assert_eq!(got.len(), 1);
     let a = &got[0];
     assert_eq!(
@@ -130,9 +133,7 @@ fn fio_json_single_job_and_numjobs() {
     assert_eq!(a.throughput_kib_s, (55188210.0 + 57456219.0) / 1024.0);
     assert_eq!((a.client.as_str(), a.iodepth), ("psync", 1));
     // A queue: the engine is the client, and the depth is kept.
-    let got = fio::parse(&fixture("fio-randread-uring-qd4.json"), "f")
-        .unwrap()
-        .records;
+    let got = fio_records("fio-randread-uring-qd4.json");
     assert_eq!((got[0].client.as_str(), got[0].iodepth), ("io_uring", 4));
     assert!(fio::parse("{\"jobs\": 3}", "f").is_err());
 }
@@ -144,9 +145,7 @@ fn fio_json_single_job_and_numjobs() {
 #[test]
 fn fio_2x_json_in_the_units_each_version_wrote() {
     // fio 2.20: io_bytes 32768 (KiB), bw 1129931 KiB/s, clat p50 11 us, p99 1576 us.
-    let got = fio::parse(&fixture("fio-2.20-seqread-128k.json"), "f")
-        .unwrap()
-        .records;
+    let got = fio_records("fio-2.20-seqread-128k.json");
     assert_eq!(got.len(), 1);
     let r = &got[0];
     assert_eq!(
@@ -157,16 +156,12 @@ fn fio_2x_json_in_the_units_each_version_wrote() {
     assert_eq!((r.latency.lat_p50_us, r.latency.lat_p99_us), (11.0, 1576.0));
     assert_eq!((r.latency.lat_mean_us, r.latency.lat_count), (109.25, 256));
     // json+ (with latency bins) of a mixed job: both directions' bytes and rates add up.
-    let got = fio::parse(&fixture("fio-2.20-randrw-jsonplus.json"), "f")
-        .unwrap()
-        .records;
+    let got = fio_records("fio-2.20-randrw-jsonplus.json");
     assert_eq!(got.len(), 1);
     assert_eq!(got[0].bytes, (5668 + 2524) * 1024);
     assert_eq!(got[0].throughput_kib_s, 35873.0 + 15974.0);
     // fio 2.21: io_bytes in bytes beside io_kbytes; bw still KiB/s.
-    let got = fio::parse(&fixture("fio-2.21-seqwrite-64k.json"), "f")
-        .unwrap()
-        .records;
+    let got = fio_records("fio-2.21-seqwrite-64k.json");
     assert_eq!(
         (got[0].bytes, got[0].throughput_kib_s),
         (16 << 20, 3276800.0)
@@ -177,9 +172,7 @@ fn fio_2x_json_in_the_units_each_version_wrote() {
     );
     // numjobs=2 with group_reporting, which fio 2.21 leaves out of "job options": one
     // entry for the two jobs, their aggregate.
-    let got = fio::parse(&fixture("fio-2.21-randread-numjobs2.json"), "f")
-        .unwrap()
-        .records;
+    let got = fio_records("fio-2.21-randread-numjobs2.json");
     assert_eq!(got.len(), 1);
     assert_eq!(
         (got[0].op.name(), got[0].threads, got[0].scope, got[0].bytes),

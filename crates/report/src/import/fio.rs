@@ -81,15 +81,14 @@ fn latency(side: &Value) -> LatencySummary {
 /// `bw` is KiB/s in every version, `bw_bytes` (fio 3.2 on) bytes/s. A direction that
 /// gives neither figure of a pair names the one it lacks.
 fn moved(side: &Value, dir: &str) -> Result<(f64, f64), String> {
-    let io = if side.get("io_kbytes").is_some() {
-        side.get("io_bytes").map(|v| f(Some(v)))
+    let figure = |key: &str| side.get(key).map(|v| f(Some(v)));
+    let io_unit = if side.get("io_kbytes").is_some() {
+        1.0
     } else {
-        side.get("io_bytes").map(|v| f(Some(v)) * 1024.0)
+        1024.0
     };
-    let bw = side
-        .get("bw_bytes")
-        .map(|v| f(Some(v)))
-        .or_else(|| side.get("bw").map(|v| f(Some(v)) * 1024.0));
+    let io = figure("io_bytes").map(|n| n * io_unit);
+    let bw = figure("bw_bytes").or_else(|| figure("bw").map(|n| n * 1024.0));
     match (io, bw) {
         (Some(io), Some(bw)) => Ok((io, bw)),
         (None, _) => Err(format!("has no {dir} io_bytes")),
