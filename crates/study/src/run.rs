@@ -258,6 +258,10 @@ fn run_step(
     }
     let r = step_run
         .ok_or_else(|| CliError::failed(format!("step {}: no run line to run", step.id)))?;
+    if let Some(n) = step.clients.filter(|&n| n > 1) {
+        // Its ranks measure a cut-off attempt again whole: nothing is carried over.
+        return run_multi_client(n, r, at.sdir);
+    }
     let mut plan = r.plan.clone();
     let mut carried = Vec::new();
     if let (Some(dir), None) = (at.earlier, &step.action) {
@@ -275,9 +279,6 @@ fn run_step(
                 dir.display()
             );
         }
-    }
-    if let Some(n) = step.clients.filter(|&n| n > 1) {
-        return run_multi_client(n, r, at.sdir);
     }
     let command_line: Vec<String> = ["sharebench", "run"]
         .iter()
