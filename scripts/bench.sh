@@ -648,7 +648,8 @@ if want drift; then drift_bench; fi
 # give the same headline winner (or none), no xfs-vs-ext4 or v4.1-vs-v3 claim is decided
 # one way in one run and the other way in another, and every figure has the same sign in
 # any two runs unless it is equivalent or inconclusive in both (the issue's rule for two
-# runs, deliverable 3, applied to each figure). Needs root (the lab).
+# runs, deliverable 3, applied to each figure); and every figure's 95% intervals (speed,
+# steadiness, CPU) overlap from run to run (issue 50). Needs root (the lab).
 flip_bench() {
   local runs=${FLIP_RUNS:-2} logs=()
   if [[ $EUID -ne 0 ]]; then echo "flip: needs root (the lab); skipped"; return 0; fi
@@ -664,8 +665,14 @@ runs = []
 for path in sys.argv[1:]:
     lines = open(path).read().splitlines()
     head = next((l for l in lines if re.search(r"^\S+ is faster than |^\S+ and \S+ are equivalent|^Neither ", l)), "?")
-    claims = {}
+    claims, intervals = {}, {}
     for l in lines:
+        # Every interval a claim's line gives, in order ("+4.0% [-1.4%, +9.7%]", "97% [96%, 98%]",
+        # dips' "+0.20 [-0.31, +0.71] points").
+        m = re.match(r"\s+(?:agrees|disagrees|inconclusive|measured)\s+(\S+): (.*)", l)
+        if m:
+            intervals[m.group(1)] = [(float(a), float(b)) for a, b in
+                                     re.findall(r"\[([+-]?\d+(?:\.\d+)?)%?, ([+-]?\d+(?:\.\d+)?)%?\]", m.group(2))]
         # A claim or figure: its id, its change, and the comparison's own verdict.
         m = re.match(r"\s+(?:agrees|disagrees|inconclusive|measured)\s+(\S+): .*?: ([+-]\d+\.\d)% \[.*?\] \((faster|slower|equivalent|inconclusive)", l)
         if m:
@@ -673,14 +680,25 @@ for path in sys.argv[1:]:
     winner = re.match(r"(\S+) is faster than", head)
     # Equivalent and undecided both name no winner: only a winner can flip.
     verdict = winner.group(1) if winner else "no winner"
-    runs.append((verdict, head.split(" (")[0], claims))
-for i, (w, h, _) in enumerate(runs, 1):
+    runs.append((verdict, head.split(" (")[0], claims, intervals))
+for i, (w, h, _, _) in enumerate(runs, 1):
     print(f"flip run {i}: headline: {h}")
-same_head = len({w for w, _, _ in runs}) == 1
+same_head = len({w for w, _, _, _ in runs}) == 1
+# Every figure's intervals (speed, steadiness, CPU), run against run: the pairs that do not
+# overlap (issue 50: a figure's interval must hold when measured again).
+apart, pairs = [], 0
+for cid in sorted(set().union(*(r[3].keys() for r in runs))):
+    seen = [r[3][cid] for r in runs if cid in r[3]]
+    for i, x in enumerate(seen):
+        for y in seen[i + 1:]:
+            for (a, b), (c, d) in zip(x, y):
+                pairs += 1
+                if b < c or d < a:
+                    apart.append(f"{cid} [{a:+.1f}, {b:+.1f}] vs [{c:+.1f}, {d:+.1f}]")
 flips, sign_changes, disagree = [], [], []
 undecided = ("equivalent", "inconclusive")
-for cid in sorted(set().union(*(c.keys() for _, _, c in runs))):
-    seen = [c[cid] for _, _, c in runs if cid in c]
+for cid in sorted(set().union(*(c.keys() for _, _, c, _ in runs))):
+    seen = [c[cid] for _, _, c, _ in runs if cid in c]
     decided = {v for v, _ in seen if v in ("faster", "slower")}
     if len(decided) > 1 or (decided and any(v == "equivalent" for v, _ in seen)):
         flips.append(cid)
@@ -695,7 +713,8 @@ for cid in sorted(set().union(*(c.keys() for _, _, c in runs))):
 print(f"{'flip check (nfs-server-configs)':<34} {len(runs)} runs: headline winner the same: {'yes' if same_head else 'NO'}; "
       f"figures called a winner in one run and reversed or equivalent in another: {len(flips)} (target 0){' ' + ', '.join(flips) if flips else ''}; "
       f"figures of opposite sign in two runs, not equivalent or inconclusive in both: {len(disagree)} (target 0){' ' + ', '.join(disagree) if disagree else ''}; "
-      f"figures changing sign: {len(sign_changes)}{' ' + ', '.join(sign_changes) if sign_changes else ''}")
+      f"figures changing sign: {len(sign_changes)}{' ' + ', '.join(sign_changes) if sign_changes else ''}; "
+      f"intervals of one figure in two runs that do not overlap: {len(apart)} of {pairs} (target 0){': ' + '; '.join(apart) if apart else ''}")
 PY
 }
 if want flip; then flip_bench; fi

@@ -9,10 +9,13 @@
 /// Defined in `model` (the types every stage shares); named here too.
 pub use crate::model::{Finding, Topic};
 
+use crate::by_rep;
 use crate::compare;
 use crate::format;
 use crate::model::{Analysis, ClassRow, Overall, SizeClass, Verdict};
 use crate::stats;
+use sharebench_core::operation::Operation;
+use sharebench_core::record::Record;
 
 /// How the summary was tested, and what its cells said: "t-test over 6 paired
 /// repetitions p=0.012, 40 cells; ...".
@@ -310,26 +313,29 @@ fn cpu_finding(a: &Analysis, row: &ClassRow) -> Option<Finding> {
     if bv < wv * 1.2 {
         return None;
     }
-    // Paired over the cells both have: log ratio of MiB per CPU second.
-    let op = a.ops.iter().find(|o| o.op == row.op)?;
-    let (bc, wc) = (op.cells.get(&best.label)?, op.cells.get(&worst.label)?);
-    let diffs: Vec<f64> = bc
-        .iter()
-        .filter(|(k, _)| SizeClass::of(k.0) == row.class)
-        .filter_map(|(k, c)| Some((c.mib_per_cpu_s? / wc.get(k)?.mib_per_cpu_s?).ln()))
-        .filter(|d| d.is_finite())
-        .collect();
-    let p = if diffs.len() >= 2 {
-        stats::signed_rank_p(&diffs)
-    } else {
-        None
+    // Per repetition that every cell of both has (measured side by side), the mean of the
+    // cells' log ratios of MiB per CPU second; tested over the repetitions, which vary
+    // independently, not the cells (`by_rep`). Labels of separate runs share none.
+    let Operation::Io(io) = row.op else {
+        return None;
     };
+    let per_cpu_s = |r: &Record| {
+        (r.cpu_total_s > 0.0).then(|| r.bytes as f64 / (1u64 << 20) as f64 / r.cpu_total_s)
+    };
+    let in_class = |file: u64| SizeClass::of(file) == row.class;
+    let tb = by_rep::table(&a.records, &best.label, &[io], in_class, per_cpu_s);
+    let tw = by_rep::table(&a.records, &worst.label, &[io], in_class, per_cpu_s);
+    let per_rep = by_rep::mean_log_ratio_by_rep(&tb, &tw);
+    let p = (per_rep.len() >= 3)
+        .then(|| stats::mean_log_t(&per_rep))
+        .flatten()
+        .map(|(p, _)| p);
     let sig = p.map(|p| p < compare::ALPHA);
     Some(Finding {
         topic: Topic::Cpu,
         op: Some(row.op),
         text: format!(
-            "For {} files, {}: {} moves {:.0} MiB per CPU second against {:.0} for {} (CPU {} vs {}; Wilcoxon signed-rank {} over {} cells{}).",
+            "For {} files, {}: {} moves {:.0} MiB per CPU second against {:.0} for {} (CPU {} vs {}; t-test {} over {} paired repetitions{}).",
             row.class.name(),
             row.op,
             best.label,
@@ -339,7 +345,7 @@ fn cpu_finding(a: &Analysis, row: &ClassRow) -> Option<Finding> {
             best.cpu_pct.map(format::pct).unwrap_or_else(|| "–".into()),
             worst.cpu_pct.map(format::pct).unwrap_or_else(|| "–".into()),
             format::p(p),
-            diffs.len(),
+            per_rep.len(),
             match sig {
                 Some(true) => ", significant",
                 Some(false) => ", not significant",

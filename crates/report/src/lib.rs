@@ -8,6 +8,7 @@
 //! `sharebench` crate's `report` subcommand).
 
 pub mod analysis;
+pub mod by_rep;
 pub mod cache;
 pub mod classes;
 pub mod compare;

@@ -4,7 +4,7 @@
 //! (see `analysis`) or deciding what is significant for a report (see `compare`).
 //! The method is documented in `docs/statistics.md`.
 
-use statrs::distribution::{ContinuousCDF, DiscreteCDF, Hypergeometric, Normal, StudentsT};
+use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
 pub use sharebench_core::median::{median, median_ci};
 
@@ -166,18 +166,52 @@ pub fn welch_log_ci(a: &[f64], b: &[f64]) -> Option<(f64, f64)> {
 /// `None` below two values; values that all agree give p = 1 for a ratio of 1 and p = 0
 /// otherwise.
 pub fn mean_log_t(d: &[f64]) -> Option<(f64, (f64, f64))> {
+    let (p, (lo, hi)) = mean_t(d)?;
+    Some((p, (lo.exp(), hi.exp())))
+}
+
+/// One-sample t-test of differences against 0, two-sided: the p and the 95% interval of
+/// their mean. `None` below two values; values that all agree give p = 1 for a mean of 0
+/// and p = 0 otherwise.
+pub fn mean_t(d: &[f64]) -> Option<(f64, (f64, f64))> {
     if d.len() < 2 || d.iter().any(|x| !x.is_finite()) {
         return None;
     }
     let (m, v, n) = (mean(d), variance(d)?, d.len() as f64);
     if v <= 0.0 {
-        return Some((if m.abs() < 1e-12 { 1.0 } else { 0.0 }, (m.exp(), m.exp())));
+        return Some((if m.abs() < 1e-12 { 1.0 } else { 0.0 }, (m, m)));
     }
     let se = (v / n).sqrt();
     let dist = StudentsT::new(0.0, 1.0, n - 1.0).ok()?;
     let p = (2.0 * (1.0 - dist.cdf((m / se).abs()))).clamp(0.0, 1.0);
     let half = dist.inverse_cdf(0.975) * se;
-    Some((p, ((m - half).exp(), (m + half).exp())))
+    Some((p, (m - half, m + half)))
+}
+
+/// Delete-one jackknife over clusters, for a statistic on logarithms that many values share
+/// (a geometric mean over the cells of a run, whose repetitions are the clusters): `full` is
+/// the statistic on every cluster, `without[i]` with cluster `i` left out. Their spread gives
+/// its standard error, and with it the two-sided p against 0 (ratio 1) and the 95%
+/// t-interval (n - 1 degrees of freedom), exponentiated, as `mean_log_t` gives them. For the
+/// mean itself it is exactly `mean_log_t`. `None` below three clusters.
+pub fn jackknife_log_t(full: f64, without: &[f64]) -> Option<(f64, (f64, f64))> {
+    let n = without.len();
+    if n < 3 || !full.is_finite() || without.iter().any(|x| !x.is_finite()) {
+        return None;
+    }
+    let m = mean(without);
+    let ss: f64 = without.iter().map(|x| (x - m).powi(2)).sum();
+    let se = ((n - 1) as f64 / n as f64 * ss).sqrt();
+    if se <= 1e-15 {
+        return Some((
+            if full.abs() < 1e-12 { 1.0 } else { 0.0 },
+            (full.exp(), full.exp()),
+        ));
+    }
+    let dist = StudentsT::new(0.0, 1.0, (n - 1) as f64).ok()?;
+    let p = (2.0 * (1.0 - dist.cdf((full / se).abs()))).clamp(0.0, 1.0);
+    let half = dist.inverse_cdf(0.975) * se;
+    Some((p, ((full - half).exp(), (full + half).exp())))
 }
 
 /// The 95% t-interval of the mean of `values` (at least two), exponentiated: for a
@@ -278,78 +312,6 @@ pub fn data_to_significance(p: f64, alpha: f64) -> Option<f64> {
     Some((z(alpha) / z(p)).powi(2))
 }
 
-/// Fisher's exact test, one-sided: the p that `b_hits` of `b_n` is a larger share than
-/// `a_hits` of `a_n` by chance alone (both drawn from one share). `None` for an empty side
-/// or more hits than trials.
-pub fn fisher_greater_p(b_hits: u64, b_n: u64, a_hits: u64, a_n: u64) -> Option<f64> {
-    if b_n == 0 || a_n == 0 || b_hits > b_n || a_hits > a_n {
-        return None;
-    }
-    let h = Hypergeometric::new(a_n + b_n, a_hits + b_hits, b_n).ok()?;
-    // P(X >= b_hits) for X, b's hits when the hits fall at random.
-    Some(if b_hits == 0 { 1.0 } else { h.sf(b_hits - 1) })
-}
-
-/// Wilcoxon signed-rank two-sided p for paired differences (zeros dropped): exact for up
-/// to 25 pairs, normal approximation above. `None` with no non-zero difference.
-pub fn signed_rank_p(diffs: &[f64]) -> Option<f64> {
-    let mut d: Vec<f64> = diffs
-        .iter()
-        .copied()
-        .filter(|x| x.is_finite() && *x != 0.0)
-        .collect();
-    let n = d.len();
-    if n == 0 {
-        return None;
-    }
-    d.sort_by(|x, y| x.abs().total_cmp(&y.abs()));
-    // Mid-ranks of |d|.
-    let mut ranks = vec![0.0; n];
-    let mut i = 0;
-    while i < n {
-        let mut j = i;
-        while j + 1 < n && d[j + 1].abs() == d[i].abs() {
-            j += 1;
-        }
-        let r = (i + j) as f64 / 2.0 + 1.0;
-        for rank in ranks.iter_mut().take(j + 1).skip(i) {
-            *rank = r;
-        }
-        i = j + 1;
-    }
-    let w_plus: f64 = d
-        .iter()
-        .zip(&ranks)
-        .filter(|(x, _)| **x > 0.0)
-        .map(|(_, r)| r)
-        .sum();
-    let mean_w = (n * (n + 1)) as f64 / 4.0;
-    if n <= 25 {
-        // Exact null distribution of W+ over integer ranks 1..n (ties approximate it).
-        let max = n * (n + 1) / 2;
-        let mut counts = vec![0f64; max + 1];
-        counts[0] = 1.0;
-        for r in 1..=n {
-            for s in (r..=max).rev() {
-                counts[s] += counts[s - r];
-            }
-        }
-        let total: f64 = counts.iter().sum();
-        let dist = (w_plus - mean_w).abs();
-        let extreme: f64 = counts
-            .iter()
-            .enumerate()
-            .filter(|(s, _)| (*s as f64 - mean_w).abs() >= dist - 1e-9)
-            .map(|(_, c)| c)
-            .sum();
-        return Some((extreme / total).min(1.0));
-    }
-    let var = (n * (n + 1) * (2 * n + 1)) as f64 / 24.0;
-    let z = (w_plus - mean_w).abs() / var.sqrt();
-    let normal = Normal::new(0.0, 1.0).ok()?;
-    Some((2.0 * (1.0 - normal.cdf(z))).clamp(0.0, 1.0))
-}
-
 /// Benjamini-Hochberg adjusted p-values (q), in the input order; `None` stays `None`.
 pub fn benjamini_hochberg(p: &[Option<f64>]) -> Vec<Option<f64>> {
     let mut idx: Vec<usize> = (0..p.len()).filter(|&i| p[i].is_some()).collect();
@@ -369,14 +331,22 @@ pub fn benjamini_hochberg(p: &[Option<f64>]) -> Vec<Option<f64>> {
 mod tests {
 
     #[test]
-    fn fisher_greater_p_is_the_tail_of_the_hypergeometric() {
-        // 3 of 10 against 0 of 10: C(10,3)/C(20,3) = 120/1140.
-        let p = fisher_greater_p(3, 10, 0, 10).unwrap();
-        assert!((p - 120.0 / 1140.0).abs() < 1e-9, "{p}");
-        assert_eq!(fisher_greater_p(0, 10, 3, 10), Some(1.0));
-        // Many more on b's side: significant.
-        assert!(fisher_greater_p(12, 36, 1, 36).unwrap() < 0.01);
-        assert_eq!(fisher_greater_p(1, 0, 0, 10), None);
+    fn the_jackknife_of_a_mean_is_the_t_test_of_it() {
+        let logs = [0.10, -0.02, 0.07, 0.01, 0.05];
+        let without: Vec<f64> = (0..logs.len())
+            .map(|i| {
+                let rest: Vec<f64> = (0..logs.len())
+                    .filter(|&j| j != i)
+                    .map(|j| logs[j])
+                    .collect();
+                mean(&rest)
+            })
+            .collect();
+        let (p, (lo, hi)) = jackknife_log_t(mean(&logs), &without).unwrap();
+        let (tp, (tlo, thi)) = mean_log_t(&logs).unwrap();
+        assert!((p - tp).abs() < 1e-9 && (lo - tlo).abs() < 1e-9 && (hi - thi).abs() < 1e-9);
+        // Two clusters give no interval.
+        assert_eq!(jackknife_log_t(0.1, &[0.1, 0.2]), None);
     }
 
     #[test]
@@ -422,14 +392,6 @@ mod tests {
         assert!(p > 0.5, "{p}");
         assert_eq!(welch_log_p(&[1.0], &[2.0, 3.0]), None);
         assert_eq!(welch_log_p(&[5.0, 5.0], &[5.0, 5.0]), Some(1.0));
-    }
-
-    #[test]
-    fn signed_rank_exact() {
-        // 6 positive differences: p = 2/64.
-        let p = signed_rank_p(&[1., 2., 3., 4., 5., 6.]).unwrap();
-        assert!((p - 2.0 / 64.0).abs() < 1e-12);
-        assert_eq!(signed_rank_p(&[0.0, 0.0]), None);
     }
 
     #[test]

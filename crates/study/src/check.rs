@@ -11,6 +11,7 @@ use sharebench_core::operation::Operation;
 use sharebench_core::record::{Record, Scope, Status};
 use sharebench_core::size::{parse_size, BareUnit};
 use sharebench_report::analysis::{Analysis, CellKey, CellStats};
+use sharebench_report::by_rep;
 use sharebench_report::classes::SizeClass;
 use sharebench_report::compare::{self, Comparison, ALPHA};
 use sharebench_report::curves;
@@ -366,38 +367,66 @@ fn faster_threads(data: &StepData, a: &str, b: &str, ops: &[Op], threads: u32) -
     }
 }
 
-/// A claim that A's figures are steadier than B's, decided as a speed claim is, on the
-/// ratio of B's run-to-run CV to A's in each cell they share (how much more B's figures
-/// vary): its geometric mean over the cells with a 95% t-interval. Agreed when B varies
-/// significantly more, by at least the threshold; refuted when the interval leaves no room
-/// for that (A varies as much or more). Each cell gives one CV, so here the cells are the
-/// replicates, and cells that shared a slow minute count as independent
-/// (docs/statistics.md). Cells where either CV is 0 have no ratio and are left out.
+/// Files of the class (all without one).
+fn in_class(class: Option<SizeClass>) -> impl Fn(u64) -> bool {
+    move |file| class.is_none_or(|c| SizeClass::of(file) == c)
+}
+
+fn throughput(r: &Record) -> Option<f64> {
+    Some(r.throughput_kib_s)
+}
+
+/// A claim that A's figures are steadier than B's, decided as a speed claim is, on how much
+/// more B's figures vary: per cell both have with three or more repetitions in common, the
+/// ratio of B's run-to-run CV to A's; their geometric mean over the cells, with its p and 95%
+/// interval from a jackknife over the repetitions (each left out in turn). The repetitions,
+/// not the cells, are the replicates: one disturbed repetition moves the CV of many cells at
+/// once (`by_rep`). Agreed when B varies significantly more, by at least the threshold;
+/// refuted when the interval leaves no room for that (A varies as much or more). Cells where
+/// either CV is 0 have no ratio and are left out.
 fn steadier(data: &StepData, a: &str, b: &str, ops: &[Op], class: Option<SizeClass>) -> Outcome {
     let Some(an) = &data.analysis else {
         return not_tested("no matrix records");
     };
-    let (mut cva, mut cvb, mut logs) = (Vec::new(), Vec::new(), Vec::new());
-    for &op in ops {
-        let cb = cells(an, b, op, class);
-        for (k, sa) in cells(an, a, op, class) {
-            if let (Some(x), Some(y)) = (sa.cv, cb.get(&k).and_then(|s| s.cv)) {
-                if x > 0.0 && y > 0.0 {
-                    cva.push(x);
-                    cvb.push(y);
-                    logs.push((y / x).ln());
-                }
-            }
-        }
-    }
-    let Some((p, ci)) = stats::mean_log_t(&logs) else {
+    let ta = by_rep::table(&data.records, a, ops, in_class(class), throughput);
+    let tb = by_rep::table(&data.records, b, ops, in_class(class), throughput);
+    let cvs = by_rep::paired_cvs(&ta, &tb, None);
+    if cvs.is_empty() {
         return not_tested(format!(
-            "fewer than two cells with a run-to-run CV on both {a} and {b}{}",
+            "no cells with three or more repetitions on both {a} and {b}{}",
             scope_note(class)
         ));
+    }
+    let mean_log = |skip: Option<&by_rep::Rep>| {
+        let logs: Vec<f64> = by_rep::paired_cvs(&ta, &tb, skip)
+            .iter()
+            .map(|(x, y)| (y / x).ln())
+            .collect();
+        (!logs.is_empty()).then(|| stats::mean(&logs))
+    };
+    let reps = by_rep::all_reps(&ta, &tb);
+    let where_ = format!(
+        "over {} cells of {}{}",
+        cvs.len(),
+        op_list(ops),
+        scope_note(class)
+    );
+    let medians = format!(
+        "{a} median {:.1}%, {b} median {:.1}%",
+        stats::median(&cvs.iter().map(|c| c.0).collect::<Vec<_>>()),
+        stats::median(&cvs.iter().map(|c| c.1).collect::<Vec<_>>())
+    );
+    let Some((log, p, ci)) = by_rep::jackknife(&reps, mean_log) else {
+        return Outcome {
+            verdict: Verdict::Inconclusive,
+            found: format!(
+                "{b}'s run-to-run CV against {a}'s {where_}: {medians}; {} repetitions, and an interval over them needs 3",
+                reps.len()
+            ),
+        };
     };
     let threshold = an.threshold_pct;
-    let ratio = stats::mean(&logs).exp();
+    let ratio = log.exp();
     let more = compare::decide(ratio, Some(ci), p < ALPHA, threshold);
     let verdict = claim_verdict(more, Some(ci), threshold);
     let to_decide = open_words(
@@ -406,7 +435,7 @@ fn steadier(data: &StepData, a: &str, b: &str, ops: &[Op], class: Option<SizeCla
         ratio,
         Some(ci),
         threshold,
-        "cells at this spread (a wider matrix), or fewer with steadier CVs (more repetitions per cell)",
+        "repetitions at this spread",
     );
     let words = match more {
         compare::Verdict::Faster => format!("more, significant and at least {threshold}%"),
@@ -416,36 +445,12 @@ fn steadier(data: &StepData, a: &str, b: &str, ops: &[Op], class: Option<SizeCla
     Outcome {
         verdict,
         found: format!(
-            "{b}'s run-to-run CV against {a}'s: {} ({words}; geometric mean of per-cell ratios, 95% interval) over {} cells of {}{}: {a} median {:.1}%, {b} median {:.1}% (t-test {}){to_decide}",
+            "{b}'s run-to-run CV against {a}'s: {} ({words}; geometric mean of per-cell ratios, 95% interval from a jackknife over {} repetitions) {where_}: {medians} ({}){to_decide}",
             compare::change_with_ci(ratio, Some(ci)),
-            logs.len(),
-            op_list(ops),
-            scope_note(class),
-            stats::median(&cva),
-            stats::median(&cvb),
-            format::p(Some(p))
+            reps.len(),
+            format::p(Some(p)),
         ),
     }
-}
-
-/// A dip is a cell whose median is below 70% of both neighbours along the record sizes
-/// of its file size. Returns (dips, cells that have two neighbours).
-pub fn count_dips(cells: &BTreeMap<CellKey, &CellStats>) -> (usize, usize) {
-    let mut by_file: BTreeMap<u64, Vec<(u64, f64)>> = BTreeMap::new();
-    for (k, s) in cells {
-        by_file.entry(k.0).or_default().push((k.1, s.median));
-    }
-    let (mut dips, mut inner) = (0, 0);
-    for row in by_file.values_mut() {
-        row.sort_by_key(|r| r.0);
-        for w in row.windows(3) {
-            inner += 1;
-            if w[1].1 < 0.7 * w[0].1 && w[1].1 < 0.7 * w[2].1 {
-                dips += 1;
-            }
-        }
-    }
-    (dips, inner)
 }
 
 /// Beyond this many times the data, an estimate of what would decide a claim says only
@@ -463,47 +468,67 @@ fn to_decide(k: f64, what: &str) -> String {
     }
 }
 
+/// A claim that B has far more dips than A, counted as the seed saw them, in one pass of the
+/// matrix: per repetition that every cell of both has, each target's share of cells that dip
+/// in that repetition's figures (`by_rep::count_dips`); the per-repetition differences (B's
+/// share less A's) are the replicates, their mean with a 95% t-interval and p over the
+/// repetitions. Agreed when B's share is significantly larger; refuted when A's is, or when
+/// neither dips in any repetition; open otherwise.
 fn fewer_dips(data: &StepData, a: &str, b: &str, ops: &[Op], class: Option<SizeClass>) -> Outcome {
-    let Some(an) = &data.analysis else {
-        return not_tested("no matrix records");
-    };
-    let (mut da, mut db, mut ia, mut ib) = (0, 0, 0, 0);
-    for &op in ops {
-        let (x, i) = count_dips(&cells(an, a, op, class));
-        let (y, j) = count_dips(&cells(an, b, op, class));
-        (da, ia, db, ib) = (da + x, ia + i, db + y, ib + j);
+    let ta = by_rep::table(&data.records, a, ops, in_class(class), throughput);
+    let tb = by_rep::table(&data.records, b, ops, in_class(class), throughput);
+    let (mut da, mut db, mut ia, mut ib, mut diffs) = (0, 0, 0, 0, Vec::new());
+    for rep in by_rep::common_reps(&[&ta, &tb]) {
+        let (x, i) = by_rep::count_dips(&by_rep::slice(&ta, &rep));
+        let (y, j) = by_rep::count_dips(&by_rep::slice(&tb, &rep));
+        if i > 0 && j > 0 {
+            (da, ia, db, ib) = (da + x, ia + i, db + y, ib + j);
+            // Percentage points.
+            diffs.push(100.0 * (y as f64 / j as f64 - x as f64 / i as f64));
+        }
     }
-    if ia == 0 || ib == 0 {
-        return not_tested("too few record sizes per file size to find dips (3 needed)");
+    if diffs.is_empty() {
+        return not_tested(
+            "no repetition with three record sizes of a file size on both sides, which a dip needs",
+        );
     }
-    // b's share of dips against a's: Fisher's exact test, one-sided (more on b's side).
-    let p = stats::fisher_greater_p(db as u64, ib as u64, da as u64, ia as u64);
-    let verdict = if da >= db {
-        Verdict::Disagrees
-    } else if p.is_some_and(|p| p < ALPHA) {
-        Verdict::Agrees
-    } else {
-        Verdict::Inconclusive
+    let mean = stats::mean(&diffs);
+    let test = stats::mean_t(&diffs);
+    let significant = test.is_some_and(|(p, _)| p < ALPHA);
+    let verdict = match (da + db, significant) {
+        (0, _) => Verdict::Disagrees,
+        (_, true) if mean > 0.0 => Verdict::Agrees,
+        (_, true) => Verdict::Disagrees,
+        _ => Verdict::Inconclusive,
     };
-    // One-sided p and alpha, read as two-sided ones of twice the size.
     let to_decide = match (
         verdict,
-        p.and_then(|p| stats::data_to_significance(2.0 * p, 2.0 * ALPHA)),
+        test.and_then(|(p, _)| stats::data_to_significance(p, ALPHA)),
     ) {
-        (Verdict::Inconclusive, Some(k)) => to_decide(k, "cells at these shares"),
+        (Verdict::Inconclusive, Some(k)) => to_decide(k, "repetitions at these shares"),
         _ => String::new(),
+    };
+    let interval = match test {
+        Some((_, (lo, hi))) => format!("{mean:+.2} [{lo:+.2}, {hi:+.2}]"),
+        None => format!("{mean:+.2}"),
     };
     Outcome {
         verdict,
         found: format!(
-            "dips (a cell below 70% of both record-size neighbours) in {}{}: {a} {da} of {ia} cells, {b} {db} of {ib} (Fisher's exact, one-sided, {}){to_decide}",
+            "dips (a cell below 70% of both record-size neighbours in one repetition's figures) in {}{}, over {} repetitions: {a} {da} of {ia} cells, {b} {db} of {ib} (cells with two neighbours, counted in each repetition); {b}'s share less {a}'s, per repetition: {interval} points (mean, 95% interval; t-test over the repetitions {}){to_decide}",
             op_list(ops),
             scope_note(class),
-            format::p(p)
+            diffs.len(),
+            format::p(test.map(|(p, _)| p))
         ),
     }
 }
 
+/// A claim that every target's CPU reaches `pct` on files of at least `min_file`: per
+/// repetition that every cell has, the median over the cells of client (or server) CPU
+/// utilisation; per target, the geometric mean of those medians with a 95% t-interval over
+/// the repetitions. Agreed when every target's interval lies at or above `pct`; refuted when
+/// any target's lies below it; open otherwise (or with fewer than three repetitions).
 fn cpu_above(
     data: &StepData,
     targets: &[String],
@@ -512,42 +537,68 @@ fn cpu_above(
     min_file: Option<&str>,
     server: bool,
 ) -> Outcome {
-    let Some(an) = &data.analysis else {
-        return not_tested("no matrix records");
-    };
     let min = match min_file.map(|t| parse_size(t, BareUnit::Bytes)) {
         None => 0,
         Some(Ok(v)) => v,
         Some(Err(e)) => return not_tested(format!("min_file: {e}")),
     };
     let side = if server { "server" } else { "client" };
-    let mut parts = Vec::new();
-    let mut all_above = true;
+    let cpu = |r: &Record| {
+        if server {
+            r.server_cpu_util_pct
+        } else {
+            Some(r.cpu_util_pct)
+        }
+    };
+    let (mut parts, mut above, mut below) = (Vec::new(), 0, 0);
     for t in targets {
-        let v: Vec<f64> = ops
+        let table = by_rep::table(&data.records, t, ops, |f| f >= min, cpu);
+        let logs: Vec<f64> = by_rep::common_reps(&[&table])
             .iter()
-            .flat_map(|&op| cells(an, t, op, None))
-            .filter(|(k, _)| k.0 >= min)
-            .filter_map(|(_, s)| if server { s.server_cpu_pct } else { s.cpu_pct })
+            .map(|rep| {
+                let v: Vec<f64> = by_rep::slice(&table, rep).into_values().collect();
+                (stats::median(&v) / pct).ln()
+            })
             .collect();
-        if v.is_empty() {
+        if logs.is_empty() {
             return not_tested(format!(
                 "no {side} CPU recorded for {t} on files of at least {}",
                 format::size(min)
             ));
         }
-        let m = stats::median(&v);
-        all_above &= m >= pct;
-        parts.push(format!("{t} {m:.0}% ({} cells)", v.len()));
+        let typical = stats::mean(&logs).exp() * pct;
+        match (logs.len() >= 3)
+            .then(|| stats::mean_log_t(&logs))
+            .flatten()
+        {
+            Some((_, (lo, hi))) => {
+                above += usize::from(lo >= 1.0);
+                below += usize::from(hi < 1.0);
+                parts.push(format!(
+                    "{t} {typical:.0}% [{:.0}%, {:.0}%] ({} cells)",
+                    lo * pct,
+                    hi * pct,
+                    table.len()
+                ));
+            }
+            None => parts.push(format!(
+                "{t} {typical:.0}% ({} cells; {} repetitions, an interval needs 3)",
+                table.len(),
+                logs.len()
+            )),
+        }
     }
+    let verdict = if below > 0 {
+        Verdict::Disagrees
+    } else if above == targets.len() {
+        Verdict::Agrees
+    } else {
+        Verdict::Inconclusive
+    };
     Outcome {
-        verdict: if all_above {
-            Verdict::Agrees
-        } else {
-            Verdict::Disagrees
-        },
+        verdict,
         found: format!(
-            "median {side} CPU of {}{} (threshold {pct:.0}% of one core): {}",
+            "{side} CPU of {}{} (threshold {pct:.0}% of one core; per repetition the median over the cells, their geometric mean and 95% interval over the repetitions): {}",
             op_list(ops),
             if min > 0 {
                 format!(" on files of at least {}", format::size(min))
@@ -559,42 +610,53 @@ fn cpu_above(
     }
 }
 
+/// A claim that A and B use about the same client CPU: per repetition that every cell of
+/// both has, the mean over the cells of the log ratio of A's CPU to B's; the geometric mean
+/// ratio, its 95% t-interval and p over the repetitions. Agreed when the interval lies within
+/// ±`tol` percent (equivalent); refuted when the ratio is significant and outside it; open
+/// otherwise.
 fn cpu_similar(data: &StepData, a: &str, b: &str, ops: &[Op], tol: f64) -> Outcome {
-    let Some(an) = &data.analysis else {
-        return not_tested("no matrix records");
-    };
-    let mut logs = Vec::new();
-    for &op in ops {
-        let cb = cells(an, b, op, None);
-        for (k, sa) in cells(an, a, op, None) {
-            if let (Some(x), Some(y)) = (sa.cpu_pct, cb.get(&k).and_then(|s| s.cpu_pct)) {
-                if x > 0.0 && y > 0.0 {
-                    logs.push((x / y).ln());
-                }
-            }
-        }
-    }
-    if logs.is_empty() {
+    let cpu = |r: &Record| Some(r.cpu_util_pct);
+    let ta = by_rep::table(&data.records, a, ops, |_| true, cpu);
+    let tb = by_rep::table(&data.records, b, ops, |_| true, cpu);
+    let per_rep = by_rep::mean_log_ratio_by_rep(&ta, &tb);
+    if per_rep.is_empty() {
         return not_tested(format!("no cells with CPU recorded on both {a} and {b}"));
     }
-    let geo = stats::mean(&logs).exp();
-    let p = stats::signed_rank_p(&logs);
-    let within = (geo - 1.0).abs() * 100.0 <= tol;
-    let verdict = if within {
-        Verdict::Agrees
-    } else if p.is_some_and(|p| p < ALPHA) {
-        Verdict::Disagrees
-    } else {
-        Verdict::Inconclusive
+    let geo = stats::mean(&per_rep).exp();
+    let cells = ta.keys().filter(|c| tb.contains_key(*c)).count();
+    let test = (per_rep.len() >= 3)
+        .then(|| stats::mean_log_t(&per_rep))
+        .flatten();
+    let Some((p, ci)) = test else {
+        return Outcome {
+            verdict: Verdict::Inconclusive,
+            found: format!(
+                "client CPU of {a} vs {b} over {cells} cells of {}: {}; {} repetitions every cell has, and an interval over them needs 3",
+                op_list(ops),
+                format::change(geo),
+                per_rep.len()
+            ),
+        };
+    };
+    let (verdict, open) = match compare::decide(geo, Some(ci), p < ALPHA, tol) {
+        compare::Verdict::Equivalent => (Verdict::Agrees, String::new()),
+        compare::Verdict::Faster | compare::Verdict::Slower => (Verdict::Disagrees, String::new()),
+        _ => (
+            Verdict::Inconclusive,
+            compare::data_to_decide(geo, Some(ci), tol)
+                .map(|k| to_decide(k, "repetitions at this spread"))
+                .unwrap_or_default(),
+        ),
     };
     Outcome {
         verdict,
         found: format!(
-            "client CPU of {a} vs {b} over {} cells of {}: {} (geometric mean of per-cell ratios; similar means within ±{tol:.0}%), signed-rank {}",
-            logs.len(),
+            "client CPU of {a} vs {b} over {cells} cells of {}: {} (geometric mean ratio, 95% interval over {} repetitions; similar means the interval within ±{tol:.0}%), t-test {}{open}",
             op_list(ops),
-            format::change(geo),
-            format::p(p)
+            compare::change_with_ci(geo, Some(ci)),
+            per_rep.len(),
+            format::p(Some(p))
         ),
     }
 }
@@ -627,6 +689,7 @@ fn metric_of(r: &Record, m: Metric) -> Option<f64> {
 struct Sample<'a> {
     value: f64,
     run: &'a str,
+    rep: u32,
     block: Option<&'a Block>,
     /// What reached the server's disk meanwhile: write requests and flushes.
     disk: Option<(u64, u64)>,
@@ -655,6 +718,7 @@ fn metric_values<'a>(
             Some(Sample {
                 value: metric_of(r, m)?,
                 run: &r.run_id,
+                rep: r.rep,
                 block: data.blocks.get(&r.run_id),
                 disk: r.disk_writes.zip(r.disk_flushes),
             })
@@ -886,15 +950,15 @@ fn load_capacity(data: &StepData, a: &str, b: &str, bound_us: f64) -> Outcome {
 }
 
 fn ranking(ev: &dyn Evidence, step: &str, order: &[String], op: Operation, m: Metric) -> Outcome {
-    let mut measured: Vec<(String, Vec<f64>, f64)> = Vec::new();
+    let mut measured: Vec<(String, Vec<Sample>, f64)> = Vec::new();
     let mut missing = Vec::new();
     for t in order {
-        let v = values(&metric_values(ev, step, t, op, m, None));
-        if v.is_empty() {
+        let samples = metric_values(ev, step, t, op, m, None);
+        if samples.is_empty() {
             missing.push(t.clone());
         } else {
-            let med = stats::median(&v);
-            measured.push((t.clone(), v, med));
+            let med = stats::median(&values(&samples));
+            measured.push((t.clone(), samples, med));
         }
     }
     if measured.len() < 2 {
@@ -903,7 +967,11 @@ fn ranking(ev: &dyn Evidence, step: &str, order: &[String], op: Operation, m: Me
         ));
     }
     let expected: Vec<&String> = order.iter().filter(|t| !missing.contains(t)).collect();
-    let mut by_metric = measured.clone();
+    let threshold = ev
+        .step(step)
+        .and_then(|d| d.analysis.as_ref())
+        .map_or(compare::DEFAULT_THRESHOLD_PCT, |a| a.threshold_pct);
+    let mut by_metric = measured;
     by_metric.sort_by(|x, y| {
         if m.lower_is_better() {
             x.2.total_cmp(&y.2)
@@ -919,7 +987,7 @@ fn ranking(ev: &dyn Evidence, step: &str, order: &[String], op: Operation, m: Me
         for j in i + 1..by_metric.len() {
             if pos(&by_metric[i].0) > pos(&by_metric[j].0) {
                 inversions += 1;
-                if stats::welch_log_p(&by_metric[i].1, &by_metric[j].1).is_some_and(|p| p < ALPHA) {
+                if apart(&by_metric[i].1, &by_metric[j].1, threshold) {
                     clear_inversion = true;
                 }
             }
@@ -942,7 +1010,7 @@ fn ranking(ev: &dyn Evidence, step: &str, order: &[String], op: Operation, m: Me
         m.name(),
         list.replace(" < ", ", "),
         if inversions > 0 && !clear_inversion {
-            ", none significantly"
+            ", none significantly and by the threshold"
         } else {
             ""
         }
@@ -951,6 +1019,39 @@ fn ranking(ev: &dyn Evidence, step: &str, order: &[String], op: Operation, m: Me
         found.push_str(&format!("; not measured: {}", missing.join(", ")));
     }
     Outcome { verdict, found }
+}
+
+/// Whether two targets' values differ, decided as a speed claim is (significant and by at
+/// least `threshold_pct`) over the replicates that vary independently: the repetitions both
+/// have where they come from the same runs (the engine measured them side by side; per
+/// repetition the log ratio, a t-test over them), else the blocks where their steps
+/// alternate. Values of separate runs are one block of time each: never apart.
+fn apart(sa: &[Sample], sb: &[Sample], threshold_pct: f64) -> bool {
+    fn by_rep<'a>(s: &[Sample<'a>]) -> BTreeMap<(&'a str, u32), Vec<f64>> {
+        let mut m: BTreeMap<(&str, u32), Vec<f64>> = BTreeMap::new();
+        for x in s {
+            m.entry((x.run, x.rep)).or_default().push(x.value);
+        }
+        m
+    }
+    let (ma, mb) = (by_rep(sa), by_rep(sb));
+    let paired: Vec<f64> = ma
+        .iter()
+        .filter_map(|(k, a)| Some(stats::median(a).ln() - stats::median(mb.get(k)?).ln()))
+        .collect();
+    let logs = if paired.is_empty() {
+        block_log_ratios(sa, sb).unwrap_or_default()
+    } else {
+        paired
+    };
+    let Some((p, ci)) = (logs.len() >= 3)
+        .then(|| stats::mean_log_t(&logs))
+        .flatten()
+    else {
+        return false;
+    };
+    let v = compare::decide(stats::mean(&logs).exp(), Some(ci), p < ALPHA, threshold_pct);
+    matches!(v, compare::Verdict::Faster | compare::Verdict::Slower)
 }
 
 /// Whether the medians `v` (3 or more, along the axis) have the seed's `shape`.
@@ -1181,10 +1282,6 @@ mod tests {
         );
     }
 
-    fn cell(median: f64) -> CellStats {
-        CellStats::single(median)
-    }
-
     /// A write of `file_size` in `record_size` records by one worker of `target`, at
     /// `kib_s`, in run r1 (every target of these tests measured side by side).
     fn write_record(
@@ -1365,46 +1462,141 @@ mod tests {
     #[test]
     fn steadier_compares_run_to_run_variation() {
         let ev = One(matrix(1000.0, 1000.0, 0.2), Vec::new());
-        let check = |a: &str, b: &str| Check::Steadier {
-            step: "m".into(),
-            a: a.into(),
-            b: b.into(),
-            ops: vec![Op::Write],
-            class: None,
-        };
-        let o = evaluate(&check("a", "b"), &ev, true);
+        let o = evaluate(&steadier("a", "b"), &ev, true);
         assert_eq!(o.verdict, Verdict::Agrees, "{}", o.found);
         assert!(
             o.found.contains("more, significant and at least 5%"),
             "{}",
             o.found
         );
-        let o = evaluate(&check("b", "a"), &ev, true);
+        let o = evaluate(&steadier("b", "a"), &ev, true);
         assert_eq!(o.verdict, Verdict::Disagrees, "{}", o.found);
         // Both vary alike: the claimed difference is not there, however many cells.
         let alike = One(matrix(1000.0, 1000.0, 0.01), Vec::new());
-        let o = evaluate(&check("a", "b"), &alike, true);
+        let o = evaluate(&steadier("a", "b"), &alike, true);
         assert_eq!(o.verdict, Verdict::Disagrees, "{}", o.found);
         assert!(o.found.contains("equivalent within ±5%"), "{}", o.found);
-        // b wobbles more on small files and less on large ones: no verdict, and the
-        // outcome says what would decide it.
-        let mut data = matrix(1000.0, 1000.0, 0.01);
-        for r in data.records.iter_mut().filter(|r| r.target == "b") {
-            let wobble = if r.file_size <= 256 << 10 {
-                0.02
-            } else {
-                0.008
-            };
-            r.throughput_kib_s = 1000.0 * (1.0 + wobble * [0.0, 1.0, -1.0][r.rep as usize]);
+    }
+
+    fn steadier(a: &str, b: &str) -> Check {
+        Check::Steadier {
+            step: "m".into(),
+            a: a.into(),
+            b: b.into(),
+            ops: vec![Op::Write],
+            class: None,
         }
+    }
+
+    /// Six repetitions of the small matrix, each record's throughput and CPU from `f(target,
+    /// cell index, repetition)`.
+    fn six_reps(f: impl Fn(&str, usize, u32) -> (f64, f64)) -> StepData {
+        let mut records = Vec::new();
+        for target in ["a", "b"] {
+            let mut cell = 0;
+            for file in [64u64 << 10, 256 << 10, 1 << 20, 4 << 20] {
+                for rec in [4u64 << 10, 16 << 10, 64 << 10] {
+                    for rep in 0..6u32 {
+                        let (kib_s, cpu) = f(target, cell, rep);
+                        let mut r = write_record(target, file, rec, rep, kib_s);
+                        r.cpu_util_pct = cpu;
+                        records.push(r);
+                    }
+                    cell += 1;
+                }
+            }
+        }
+        let mut data = StepData {
+            records,
+            ..Default::default()
+        };
         data.analysis = Some(reanalyse(&data));
-        let o = evaluate(&check("a", "b"), &One(data, Vec::new()), true);
+        data
+    }
+
+    /// A fixed wobble of a few percent, different in every cell and repetition.
+    fn wobble(cell: usize, rep: u32, salt: usize) -> f64 {
+        let x = ((cell * 7 + rep as usize * 13 + salt * 5) % 11) as f64;
+        1.0 + (x - 5.0) / 200.0
+    }
+
+    #[test]
+    fn one_disturbed_repetition_is_one_replicate_not_one_per_cell() {
+        // b's sixth repetition ran 30% slow in every cell: over the 12 cells each, b's CV
+        // is far above a's, and a test over the cells would call b unsteady; over the
+        // repetitions, it is one bad repetition of six.
+        let data = six_reps(|t, cell, rep| {
+            let slow = if t == "b" && rep == 5 { 0.7 } else { 1.0 };
+            (1000.0 * wobble(cell, rep, t.len()) * slow, 50.0)
+        });
+        let o = evaluate(&steadier("a", "b"), &One(data, Vec::new()), true);
         assert_eq!(o.verdict, Verdict::Inconclusive, "{}", o.found);
         assert!(
-            o.found.contains("deciding it would take about"),
+            o.found.contains("jackknife over 6 repetitions"),
             "{}",
             o.found
         );
+        assert!(o.found.contains("deciding it would take"), "{}", o.found);
+        // b slower in every repetition, two of them in turn: steadily less steady.
+        let data = six_reps(|t, cell, rep| {
+            let swing = if t == "b" {
+                [1.0, 0.8, 1.2, 0.85, 1.15, 1.0][rep as usize]
+            } else {
+                1.0
+            };
+            (1000.0 * wobble(cell, rep, 0) * swing, 50.0)
+        });
+        let o = evaluate(&steadier("a", "b"), &One(data, Vec::new()), true);
+        assert_eq!(o.verdict, Verdict::Agrees, "{}", o.found);
+    }
+
+    #[test]
+    fn cpu_claims_are_decided_over_the_repetitions() {
+        let similar = |t: &str, cell: usize, rep: u32| {
+            let level = if t == "a" { 50.0 } else { 51.0 };
+            (1000.0, level * wobble(cell, rep, t.len()))
+        };
+        let check = |tol: f64| Check::CpuSimilar {
+            step: "m".into(),
+            a: "a".into(),
+            b: "b".into(),
+            ops: vec![Op::Write],
+            tolerance_pct: tol,
+        };
+        let o = evaluate(&check(15.0), &One(six_reps(similar), Vec::new()), true);
+        assert_eq!(o.verdict, Verdict::Agrees, "{}", o.found);
+        assert!(o.found.contains("over 6 repetitions"), "{}", o.found);
+        let apart = six_reps(|t, cell, rep| {
+            let level = if t == "a" { 50.0 } else { 80.0 };
+            (1000.0, level * wobble(cell, rep, 0))
+        });
+        let o = evaluate(&check(15.0), &One(apart, Vec::new()), true);
+        assert_eq!(o.verdict, Verdict::Disagrees, "{}", o.found);
+        // One repetition of b at twice the CPU in every cell: not a difference of the two.
+        let once = six_reps(|t, cell, rep| {
+            let spike = if t == "b" && rep == 2 { 2.0 } else { 1.0 };
+            (1000.0, 50.0 * wobble(cell, rep, t.len()) * spike)
+        });
+        let o = evaluate(&check(15.0), &One(once, Vec::new()), true);
+        assert_eq!(o.verdict, Verdict::Inconclusive, "{}", o.found);
+
+        let above = |level: f64| {
+            let data = six_reps(|_, cell, rep| (1000.0, level * wobble(cell, rep, 1)));
+            let check = Check::CpuAbove {
+                step: "m".into(),
+                targets: vec!["a".into(), "b".into()],
+                ops: vec![Op::Write],
+                pct: 95.0,
+                min_file: Some("1m".into()),
+                server: false,
+            };
+            evaluate(&check, &One(data, Vec::new()), true)
+        };
+        let o = above(99.0);
+        assert_eq!(o.verdict, Verdict::Agrees, "{}", o.found);
+        assert!(o.found.contains("(6 cells)"), "{}", o.found);
+        assert_eq!(above(80.0).verdict, Verdict::Disagrees);
+        assert_eq!(above(95.0).verdict, Verdict::Inconclusive);
     }
 
     #[test]
@@ -1518,6 +1710,45 @@ mod tests {
     }
 
     #[test]
+    fn a_ranking_is_refuted_only_by_a_pair_apart_over_the_repetitions() {
+        // Seconds of `a` and `b` over three repetitions of one run; `b` at `b_over` a's.
+        let ranked = |b_over: [f64; 3], b_run: &str| {
+            let mut records = Vec::new();
+            for rep in 0..3u32 {
+                let wobble = [1.0, 1.3, 0.8][rep as usize];
+                for (t, f, run) in [("a", 1.0, "r1"), ("b", b_over[rep as usize], b_run)] {
+                    let mut r = write_record(t, 1 << 20, 1 << 20, rep, 1000.0);
+                    (r.seconds, r.run_id) = (10.0 * wobble * f, run.into());
+                    records.push(r);
+                }
+            }
+            let data = StepData {
+                records,
+                ..Default::default()
+            };
+            let check = Check::Ranking {
+                step: "m".into(),
+                order: vec!["b".into(), "a".into()],
+                op: Op::Write.into(),
+                metric: Metric::Seconds,
+            };
+            evaluate(&check, &One(data, Vec::new()), true)
+        };
+        // b is 10% slower in every repetition, while the repetitions themselves swing by
+        // 30%: apart, paired by repetition (an unpaired test would see only the swing).
+        let o = ranked([1.1, 1.1, 1.1], "r1");
+        assert_eq!(o.verdict, Verdict::Disagrees, "{}", o.found);
+        assert_eq!(ranked([0.9, 0.92, 0.9], "r1").verdict, Verdict::Agrees);
+        // 2% slower in every repetition: significant, and below the threshold.
+        assert_eq!(
+            ranked([1.02, 1.021, 1.02], "r1").verdict,
+            Verdict::Inconclusive
+        );
+        // Slower, but the same values from a run of its own: one block of time each.
+        assert_eq!(ranked([1.1, 1.1, 1.1], "r2").verdict, Verdict::Inconclusive);
+    }
+
+    #[test]
     fn better_across_alternating_blocks_takes_the_blocks_as_replicates() {
         let check = Check::Better {
             step: "m".into(),
@@ -1595,17 +1826,19 @@ mod tests {
     }
 
     #[test]
-    fn more_dips_agree_only_when_fisher_says_so() {
-        // b dips at 16 KiB on `files` of the four file sizes; a never does.
-        let dips = |files: usize| {
-            let mut data = matrix(1000.0, 1000.0, 0.01);
-            let sizes = [64u64 << 10, 256 << 10, 1 << 20, 4 << 20];
-            for r in data.records.iter_mut().filter(|r| r.target == "b") {
-                if r.record_size == 16 << 10 && sizes[..files].contains(&r.file_size) {
-                    r.throughput_kib_s *= 0.5;
-                }
-            }
-            data.analysis = Some(reanalyse(&data));
+    fn more_dips_agree_only_when_the_repetitions_say_so() {
+        // b dips at 16 KiB on `files` of the four file sizes in the repetitions `reps`;
+        // a never does.
+        let dips = |files: usize, reps: &[u32]| {
+            let reps = reps.to_vec();
+            let data = six_reps(move |t, cell, rep| {
+                let (file, rec) = (cell / 3, cell % 3);
+                let dip = t == "b" && rec == 1 && file < files && reps.contains(&rep);
+                (
+                    1000.0 * wobble(cell, rep, 0) * if dip { 0.5 } else { 1.0 },
+                    50.0,
+                )
+            });
             let check = Check::FewerDips {
                 step: "m".into(),
                 a: "a".into(),
@@ -1615,31 +1848,24 @@ mod tests {
             };
             evaluate(&check, &One(data, Vec::new()), true)
         };
-        // 4 of 4 against 0 of 4: p = 1/70.
-        let o = dips(4);
+        // 4 of 4 against 0 of 4 in each of six repetitions.
+        let o = dips(4, &[0, 1, 2, 3, 4, 5]);
         assert_eq!(o.verdict, Verdict::Agrees, "{}", o.found);
-        // 2 of 4 against 0 of 4 (p = 0.21): twice as many, and still chance.
-        let o = dips(2);
+        assert!(
+            o.found.contains("a 0 of 24 cells, b 24 of 24"),
+            "{}",
+            o.found
+        );
+        // All four in one repetition of six: one disturbed pass, not a pattern; in two,
+        // still open, and it says what would decide it.
+        assert_eq!(dips(4, &[3]).verdict, Verdict::Inconclusive);
+        let o = dips(4, &[1, 3]);
         assert_eq!(o.verdict, Verdict::Inconclusive, "{}", o.found);
         assert!(
             o.found.contains("deciding it would take about"),
             "{}",
             o.found
         );
-        assert_eq!(dips(0).verdict, Verdict::Disagrees);
-    }
-
-    #[test]
-    fn a_dip_is_a_valley_deeper_than_thirty_percent() {
-        let stats: Vec<CellStats> = [100.0, 50.0, 100.0, 75.0, 100.0]
-            .iter()
-            .map(|&m| cell(m))
-            .collect();
-        let cells: BTreeMap<CellKey, &CellStats> = stats
-            .iter()
-            .enumerate()
-            .map(|(i, s)| ((1 << 20, 4096 << i), s))
-            .collect();
-        assert_eq!(count_dips(&cells), (1, 3));
+        assert_eq!(dips(0, &[]).verdict, Verdict::Disagrees);
     }
 }
