@@ -204,7 +204,7 @@ fn prepare_runs(study: &Study, scale: &Scale) -> CliResult<Vec<Option<StepRun>>>
             runs.push(None);
             continue;
         };
-        let line = sharebench_study::spec::substitute(line, &scale.vars)
+        let line = sharebench_study::spec::substitute(line, &scale.var_texts())
             .map_err(|e| CliError::usage(format!("step {}: {e}", step.id)))?;
         let mut args = parse_run_line(&step.id, &line)?;
         if step.clients.is_some_and(|n| n > 1) {

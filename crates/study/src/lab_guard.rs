@@ -79,7 +79,7 @@ impl LabGuard {
             .iter()
             .filter_map(|s| s.run.as_deref())
             .any(|r| {
-                crate::spec::substitute(r, &scale.vars)
+                crate::spec::substitute(r, &scale.var_texts())
                     .unwrap_or_else(|_| r.to_string())
                     .contains("lab:smb-fuse")
             });

@@ -118,7 +118,7 @@ impl RunEvidence {
         let text = std::fs::read_to_string(dir.join(state::STUDY_FILE))
             .map_err(|e| format!("{}: {e}", dir.display()))?;
         let study =
-            Study::parse(&text).map_err(|e| format!("{}/study.toml: {e}", dir.display()))?;
+            Study::parse_saved(&text).map_err(|e| format!("{}/study.toml: {e}", dir.display()))?;
         let state = state::RunState::load(dir)?;
         let threshold = threshold_pct
             .or(state.threshold_pct)

@@ -361,7 +361,7 @@ fn evidence(views: &[RunView], step_reports: &BTreeMap<String, String>) -> Marku
     let vars = study
         .scales
         .get(&views[0].run.state.scale)
-        .map(|s| s.vars.clone())
+        .map(|s| s.var_texts())
         .unwrap_or_default();
     let line = |r: &str| crate::spec::substitute(r, &vars).unwrap_or_else(|_| r.to_string());
     html! {

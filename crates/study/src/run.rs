@@ -95,7 +95,7 @@ pub fn run(p: Prepared, out: &mut dyn Write) -> CliResult<()> {
         );
         let needs = base_needs.merged(step.lab.as_ref());
         let t0 = Instant::now();
-        let uses_lab = lab_guard::step_needs_lab(study, step, &scale.vars);
+        let uses_lab = lab_guard::step_needs_lab(study, step, &scale.var_texts());
         let step_run = study
             .steps
             .iter()
@@ -113,7 +113,7 @@ pub fn run(p: Prepared, out: &mut dyn Write) -> CliResult<()> {
             let at = StepAt {
                 sdir: &sdir,
                 earlier: earlier.as_deref(),
-                vars: &scale.vars,
+                vars: &scale.var_texts(),
             };
             run_step(step, step_run, at, &mut st, out)
         })();

@@ -107,63 +107,52 @@ pub struct Scale {
     /// unless given, the fewest whose comparison can be decided.
     #[serde(default)]
     pub blocks: Option<u32>,
-    /// What each `{name}` in the run lines stands for at this scale, as text. In the file
-    /// each is one value: a word (`"32m"`, `"auto"`), a number, or an array of words (a
-    /// target list), never a fragment of several options.
-    #[serde(deserialize_with = "one_value_each")]
-    pub vars: BTreeMap<String, String>,
+    /// What each `{name}` in the run lines stands for at this scale (`var_texts`). In the
+    /// file each is one value: a word (`"32m"`, `"auto"`), a number, or an array of words (a
+    /// target list), never a fragment of several options (`Study::parse` checks it).
+    pub vars: BTreeMap<String, VarValue>,
 }
 
 /// A scale variable as the file gives it: one value of a type.
-#[derive(Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(untagged)]
-enum VarValue {
+pub enum VarValue {
     Int(i64),
     Float(f64),
     Word(String),
     Words(Vec<String>),
 }
 
-/// The scale's variables as text, each checked to be one value: a string with a space
-/// would be options in disguise (`"auto --max-reps 7"`), which a run line must name.
-fn one_value_each<'de, D>(d: D) -> Result<BTreeMap<String, String>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-{
-    use serde::de::Error;
-    let one_word = |name: &str, w: &str| {
-        if w.is_empty() || w.chars().any(char::is_whitespace) {
-            Err(D::Error::custom(format!(
-                "variable {name} = \"{w}\": a variable is one value (a word, a number, or an array of words for a list), not options; name each option in the run line"
-            )))
-        } else {
-            Ok(())
+impl VarValue {
+    /// The value as a run line takes it: a list's words separated by spaces.
+    pub fn text(&self) -> String {
+        match self {
+            VarValue::Int(i) => i.to_string(),
+            VarValue::Float(f) => f.to_string(),
+            VarValue::Word(w) => w.clone(),
+            VarValue::Words(ws) => ws.join(" "),
         }
-    };
-    let typed = BTreeMap::<String, VarValue>::deserialize(d)?;
-    typed
-        .into_iter()
-        .map(|(name, v)| {
-            let text = match v {
-                VarValue::Int(i) => i.to_string(),
-                VarValue::Float(f) => f.to_string(),
-                VarValue::Word(w) => {
-                    one_word(&name, &w)?;
-                    w
-                }
-                VarValue::Words(ws) => {
-                    if ws.is_empty() {
-                        return Err(D::Error::custom(format!("variable {name}: an empty list")));
-                    }
-                    for w in &ws {
-                        one_word(&name, w)?;
-                    }
-                    ws.join(" ")
-                }
-            };
-            Ok((name, text))
-        })
-        .collect()
+    }
+
+    /// One value each: a string with a space would be options in disguise
+    /// (`"auto --max-reps 7"`), which a run line must name.
+    fn check(&self, name: &str) -> Result<(), String> {
+        let one_word = |w: &String| {
+            if w.is_empty() || w.chars().any(char::is_whitespace) {
+                Err(format!(
+                    "variable {name} = \"{w}\": a variable is one value (a word, a number, or an array of words for a list), not options; name each option in the run line"
+                ))
+            } else {
+                Ok(())
+            }
+        };
+        match self {
+            VarValue::Int(_) | VarValue::Float(_) => Ok(()),
+            VarValue::Word(w) => one_word(w),
+            VarValue::Words(ws) if ws.is_empty() => Err(format!("variable {name}: an empty list")),
+            VarValue::Words(ws) => ws.iter().try_for_each(one_word),
+        }
+    }
 }
 
 /// Blocks per alternating step unless a scale says otherwise; also the fewest a block
@@ -171,6 +160,14 @@ where
 pub const DEFAULT_BLOCKS: u32 = 3;
 
 impl Scale {
+    /// Each variable's value as text, for `substitute`.
+    pub fn var_texts(&self) -> BTreeMap<String, String> {
+        self.vars
+            .iter()
+            .map(|(name, v)| (name.clone(), v.text()))
+            .collect()
+    }
+
     pub fn blocks(&self) -> u32 {
         self.blocks.unwrap_or(DEFAULT_BLOCKS)
     }
@@ -425,6 +422,19 @@ impl Check {
 impl Study {
     /// Parses and checks a study file; errors are one line naming what is wrong.
     pub fn parse(text: &str) -> Result<Study, String> {
+        let s = Study::parse_saved(text)?;
+        for scale in s.scales.values() {
+            for (name, v) in &scale.vars {
+                v.check(name)?;
+            }
+        }
+        Ok(s)
+    }
+
+    /// Parses the study a study directory ran (its `study.toml`), for verdicts and reports:
+    /// checked as `parse` does, but for the form of its scale variables, which a study file
+    /// of an older sharebench wrote as option fragments.
+    pub fn parse_saved(text: &str) -> Result<Study, String> {
         let s: Study = toml::from_str(text).map_err(|e| {
             let msg = e.message().to_string();
             match e.span() {
@@ -488,7 +498,7 @@ impl Study {
                     _ => None,
                 };
                 for text in step.run.iter().chain(size) {
-                    substitute(text, &scale.vars)
+                    substitute(text, &scale.var_texts())
                         .map_err(|e| format!("step '{}', scale {name}: {e}", step.id))?;
                 }
             }
@@ -709,7 +719,7 @@ check = { kind = "faster", step = "m", a = "x", b = "y", ops = ["write"] }
     fn scale_variables_are_one_value_each() {
         let with = |vars: &str| Study::parse(&MINIMAL.replace(r#"{ max = "1m" }"#, vars));
         let s = with(r#"{ max = "1m", reps = 7, t = ["a", "b"] }"#).unwrap();
-        let v = &s.scales["tiny"].vars;
+        let v = &s.scales["tiny"].var_texts();
         assert_eq!((v["reps"].as_str(), v["t"].as_str()), ("7", "a b"));
         for bad in [
             r#"{ max = "auto --max-reps 7" }"#,
@@ -720,6 +730,10 @@ check = { kind = "faster", step = "m", a = "x", b = "y", ops = ["write"] }
             let e = with(bad).unwrap_err();
             assert!(e.contains("variable max"), "{bad}: {e}");
         }
+        // A study directory of an older sharebench, whose study.toml gave fragments, is
+        // still read for its verdicts and report.
+        let old = MINIMAL.replace(r#"{ max = "1m" }"#, r#"{ max = "auto --max-reps 7" }"#);
+        assert!(Study::parse_saved(&old).is_ok());
     }
 
     #[test]
