@@ -1,6 +1,6 @@
 //! `sharebench report`: loads result directories and other tools' outputs, analyses them
-//! and writes report.html, results.xlsx and results.csv into a new or empty --out, then
-//! prints a compact summary. Everything is read and rendered before the directory is
+//! and writes report.html, results.xlsx, results.csv and verdicts.json into a new or empty
+//! --out, then prints a compact summary (and, with --fail-if-slower, gates on it). Everything is read and rendered before the directory is
 //! touched, so bad input leaves nothing behind. The analysis is `sharebench-report`.
 
 use crate::error::{CliError, CliResult};
@@ -16,7 +16,8 @@ sharebench report sharebench-results/RUN1 sharebench-results/RUN2 --out report-n
 sharebench report nfs.xls smb.xls --label NFS --label SMB --baseline NFS --out cmp\n  \
 sharebench report iozone-nfs.txt fio-smb.json --out cmp\n  \
 sharebench report ext4/run*.txt xfs/run*.txt --label ext4 --label ext4 ... --out cmp\n  \
-sharebench report runs/ext4 runs/xfs --out cmp    a directory of runs per target\n\n\
+sharebench report runs/ext4 runs/xfs --out cmp    a directory of runs per target\n  \
+sharebench report old-export new-export --baseline old-export --out cmp --fail-if-slower 5\n\n\
 Inputs that share a label are runs of one target: with three or more a side, the runs\n\
 are the replicates of the comparison (docs/statistics.md, \"Replicates\").")]
 pub struct ReportArgs {
@@ -32,7 +33,8 @@ pub struct ReportArgs {
     /// Label every other target is compared with (default: the first)
     #[arg(long, value_name = "NAME")]
     pub baseline: Option<String>,
-    /// New or empty directory for report.html, results.xlsx and results.csv
+    /// New or empty directory for report.html, results.xlsx, results.csv and
+    /// verdicts.json (every comparison as data; docs/records.md)
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
     /// The smallest difference, in percent, that names a winner: a significant difference
@@ -44,6 +46,12 @@ pub struct ReportArgs {
     /// stays under this bound, e.g. 10ms
     #[arg(long, value_name = "TIME", value_parser = parse_bound)]
     pub latency_bound: Option<f64>,
+    /// A gate for CI: after writing the report, exit 3 (naming each) when any target is
+    /// decided slower than the baseline by more than PCT percent in an operation over all
+    /// its cells, or in a throughput-mode row: significant, and the ratio's own verdict at
+    /// a threshold of PCT is "slower"
+    #[arg(long, value_name = "PCT", value_parser = crate::run_cmd::parse_percent)]
+    pub fail_if_slower: Option<f64>,
 }
 
 fn parse_bound(text: &str) -> Result<f64, String> {
@@ -79,7 +87,7 @@ pub fn main(args: ReportArgs) -> CliResult<()> {
     };
     sharebench_report::check_out_dir(&req.out).map_err(|e| CliError::usage(e.0))?;
     let started = std::time::Instant::now();
-    let (_, rendered) = sharebench_report::build(&req).map_err(|e| CliError::usage(e.0))?;
+    let (analysis, rendered) = sharebench_report::build(&req).map_err(|e| CliError::usage(e.0))?;
     let mut err = std::io::stderr();
     for w in &rendered.warnings {
         let _ = writeln!(err, "sharebench: warning: {}", printable(w));
@@ -93,7 +101,44 @@ pub fn main(args: ReportArgs) -> CliResult<()> {
         req.out.join("report.html").display(),
         started.elapsed().as_secs_f64()
     );
-    Ok(())
+    match args.fail_if_slower {
+        Some(pct) => gate(&analysis, pct),
+        None => Ok(()),
+    }
+}
+
+/// `--fail-if-slower PCT`: exit 3, naming each, when a target is decided slower than the
+/// baseline by more than PCT (`verdicts_json::slower_than`).
+fn gate(analysis: &sharebench_report::analysis::Analysis, pct: f64) -> CliResult<()> {
+    let slower = sharebench_report::verdicts_json::slower_than(analysis, pct);
+    if slower.is_empty() {
+        return Ok(());
+    }
+    let mut err = std::io::stderr();
+    for r in &slower {
+        let (lo, hi) = r.ci.unwrap_or((r.ratio, r.ratio));
+        let threads = r
+            .threads
+            .map(|t| format!(", {t} workers"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            err,
+            "sharebench: slower: {} against {}, {}{threads}: {:+.1}% [{:+.1}%, {:+.1}%]",
+            printable(&r.target),
+            printable(&r.baseline),
+            r.op,
+            (r.ratio - 1.0) * 100.0,
+            (lo - 1.0) * 100.0,
+            (hi - 1.0) * 100.0
+        );
+    }
+    Err(CliError {
+        code: 3,
+        message: format!(
+            "{} comparison(s) decided slower than the baseline by more than {pct}% (--fail-if-slower)",
+            slower.len()
+        ),
+    })
 }
 
 /// A study run re-reported, or several runs of one study compared claim by claim
@@ -102,6 +147,11 @@ fn study_report(args: ReportArgs) -> CliResult<()> {
     if args.baseline.is_some() {
         return Err(CliError::usage(
             "--baseline does not apply to studies (each claim names its own sides)",
+        ));
+    }
+    if args.fail_if_slower.is_some() {
+        return Err(CliError::usage(
+            "--fail-if-slower gates runs against a baseline; a study's verdicts are in its report's verdicts.json",
         ));
     }
     sharebench_report::check_out_dir(&args.out).map_err(|e| CliError::usage(e.0))?;

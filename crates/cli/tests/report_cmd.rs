@@ -66,6 +66,81 @@ fn a_real_run_is_reported() {
 
 /// A directory of IOzone runs is one target of several runs: the report says how far its
 /// cells' medians moved from one run to the next (what a run's own interval cannot show).
+/// verdicts.json carries every comparison as data, and --fail-if-slower gates on it: a
+/// tmpfs directory against null:// (which moves no data), measured side by side.
+#[test]
+fn verdicts_are_data_and_a_slower_target_fails_the_gate() {
+    let t = shm_dir();
+    let dir = t.path().join("tmpfs");
+    std::fs::create_dir(&dir).unwrap();
+    let res = t.path().join("res");
+    let o = run(&[
+        "run",
+        dir.to_str().unwrap(),
+        "null://",
+        "-i",
+        "write,read",
+        "--file-sizes",
+        "1m",
+        "--record-sizes",
+        "64k",
+        "--reps",
+        "5",
+        "--min-sample-time",
+        "10ms",
+        "--out",
+        res.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report = |baseline: &str, out: &str| {
+        let rep = t.path().join(out);
+        let o = run(&[
+            "report",
+            res.to_str().unwrap(),
+            "--baseline",
+            baseline,
+            "--out",
+            rep.to_str().unwrap(),
+            "--fail-if-slower",
+            "5",
+        ]);
+        let json: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(rep.join("verdicts.json")).unwrap()).unwrap();
+        (o, json)
+    };
+    // null:// against the directory: faster, so the gate passes.
+    let (o, json) = report(dir.to_str().unwrap(), "rep-dir");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(json["version"], 1);
+    let ops: Vec<&serde_json::Value> = json["comparisons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["scope"] == "operation")
+        .collect();
+    assert_eq!(ops.len(), 2, "{json}");
+    for c in &ops {
+        assert_eq!(c["target"], "null://");
+        assert!(c["ratio"].as_f64().unwrap() > 1.05, "{c}");
+        assert!(c["ci"][0].as_f64().unwrap() <= c["ratio"].as_f64().unwrap());
+        assert_eq!(c["verdict"], "faster", "{c}");
+    }
+    assert!(json["comparisons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|c| c["scope"] == "cell" && c["file_size"] == 1 << 20));
+    // The directory against null://: slower by far more than 5%, exit 3 naming each.
+    let (o, json) = report("null://", "rep-null");
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("slower:") && err.contains("write"), "{err}");
+    assert!(err.contains("--fail-if-slower"), "{err}");
+    assert_eq!(json["baseline"], "null://");
+    // The report is written either way.
+    assert!(t.path().join("rep-null/report.html").is_file());
+}
+
 #[test]
 fn several_runs_of_a_target_show_their_spread_across_runs() {
     let t = shm_dir();

@@ -99,6 +99,22 @@ fn a_local_study_runs_and_reports_every_claim_from_its_records() {
     }
     assert!(out.join("report/m/report.html").exists());
     assert!(out.join("steps/meta/results.jsonl").exists());
+    // The verdicts as data beside the report, each step's comparisons beside its own.
+    let v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("report/verdicts.json")).unwrap()).unwrap();
+    assert_eq!(
+        (v["study"].as_str(), v["version"].as_u64()),
+        (Some("local"), Some(1))
+    );
+    let claims = v["runs"][0]["claims"].as_array().unwrap();
+    assert_eq!(claims.len(), 4, "{v}");
+    let c = claims.iter().find(|c| c["id"] == "shm-faster").unwrap();
+    assert_eq!(c["check"]["kind"], "faster");
+    assert!(
+        ["agrees", "disagrees", "inconclusive"].contains(&c["verdict"].as_str().unwrap()),
+        "{c}"
+    );
+    assert!(out.join("report/m/verdicts.json").exists());
 
     // Re-reported, and compared with itself under two labels.
     let again = tmp.path().join("again");

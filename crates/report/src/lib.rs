@@ -28,6 +28,7 @@ pub mod summary;
 pub mod surface;
 pub mod svg;
 pub mod tails;
+pub mod verdicts_json;
 pub mod warnings;
 pub mod workloads;
 pub mod xlsx;

@@ -1,10 +1,10 @@
 //! The report's output formats behind one interface, as hyperfine's `export` module keeps
 //! its formats: each renders the whole analysis into bytes, one file of code per format
-//! (`html`, `xlsx`, `results_csv`, and `summary` for the terminal). Not: statistics (a
+//! (`html`, `xlsx`, `results_csv`, `verdicts_json`, and `summary` for the terminal). Not: statistics (a
 //! renderer computes none; `analysis` and its modules do) or writing files (`crate::write`).
 
 use crate::analysis::Analysis;
-use crate::{html, results_csv, summary, xlsx, ReportError, Result};
+use crate::{html, results_csv, summary, verdicts_json, xlsx, ReportError, Result};
 
 /// One output format of a report.
 pub trait Renderer {
@@ -20,6 +20,8 @@ pub struct Html;
 pub struct Xlsx;
 /// results.csv: the records, one row each.
 pub struct Csv;
+/// verdicts.json: every comparison decided, as data for CI.
+pub struct Verdicts;
 /// The lines `sharebench report` prints.
 pub struct Terminal;
 
@@ -51,6 +53,15 @@ impl Renderer for Csv {
     }
 }
 
+impl Renderer for Verdicts {
+    fn file_name(&self) -> Option<&'static str> {
+        Some("verdicts.json")
+    }
+    fn render(&self, a: &Analysis) -> Result<Vec<u8>> {
+        verdicts_json::render(a)
+    }
+}
+
 impl Renderer for Terminal {
     fn file_name(&self) -> Option<&'static str> {
         None
@@ -61,4 +72,4 @@ impl Renderer for Terminal {
 }
 
 /// Every format of a report.
-pub const ALL: [&dyn Renderer; 4] = [&Html, &Xlsx, &Csv, &Terminal];
+pub const ALL: [&dyn Renderer; 5] = [&Html, &Xlsx, &Csv, &Verdicts, &Terminal];

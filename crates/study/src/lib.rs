@@ -4,7 +4,8 @@
 //! directory (its steps' result directories, `study.json`), and this crate turns that into
 //! verdicts and `report.html`. `run` runs a study whose run lines are plans (the lab
 //! through `lab_guard`, each step through a session, the lab `actions`), and `runner`
-//! keeps its books (the order of its units, their outcomes, resumed attempts). Not:
+//! keeps its books (the order of its units, their outcomes, resumed attempts); `check`
+//! decides each claim. Not:
 //! parsing command lines (the CLI parses each run line into a plan), nor the statistics
 //! (see `sharebench-report`).
 
@@ -16,6 +17,7 @@ pub mod run;
 pub mod runner;
 pub mod spec;
 pub mod state;
+pub mod verdicts;
 
 pub use spec::Study;
 
@@ -389,8 +391,16 @@ pub fn write_report(
         })
         .collect();
     let html = page::render(&views, &step_reports);
-    std::fs::write(out.join("report.html"), html)
-        .map_err(|e| format!("cannot write in --out {}: {e}", out.display()))?;
+    let write_err = |e: std::io::Error| format!("cannot write in --out {}: {e}", out.display());
+    // Written by handle, as new files: nothing follows a symlink planted meanwhile.
+    let dir = sharebench_core::safe_dir::SafeDir::create(out).map_err(write_err)?;
+    for (name, bytes) in [
+        ("report.html", html.into_bytes()),
+        ("verdicts.json", verdicts::render(&views)),
+    ] {
+        std::io::Write::write_all(&mut dir.create_new(name, 0o644).map_err(write_err)?, &bytes)
+            .map_err(write_err)?;
+    }
     Ok((page::summary_lines(&views), warnings))
 }
 
