@@ -6,7 +6,7 @@ BIN := target/release/sharebench
 # The binary is built with multi-client (MPI) support.
 FEATURES := --features sharebench/mpi
 
-.PHONY: deps build demo test lint bench fuzz clean install uninstall
+.PHONY: deps build demo test lint bench fuzz clean install lay-out uninstall deb
 
 # Where `make install` puts things (Debian's places for software installed locally).
 PREFIX ?= /usr/local
@@ -56,6 +56,10 @@ clean:
 # The binary, its manual pages (sharebench(1), sharebench-run(1), ...) and bash, zsh and
 # fish completions, generated from the command line itself.
 install: build
+	$(MAKE) --no-print-directory lay-out
+
+# What `install` puts in place, from the binary as it is (no build): the package uses it too.
+lay-out:
 	rm -rf target/install-files
 	$(BIN) install-files target/install-files
 	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/sharebench
@@ -65,6 +69,11 @@ install: build
 	install -D -m 0644 target/install-files/completions/_sharebench $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_sharebench
 	install -D -m 0644 target/install-files/completions/sharebench.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/sharebench.fish
 	@echo "installed in $(DESTDIR)$(PREFIX): bin/sharebench, share/man/man1/sharebench*.1, completions (bash, zsh, fish)"
+
+# A Debian package of what `make install` installs, under /usr: Depends on the shared
+# libraries the binary links, Recommends the lab's servers (scripts/deb.sh).
+deb: build
+	scripts/deb.sh
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/sharebench $(DESTDIR)$(PREFIX)/share/man/man1/sharebench.1 $(DESTDIR)$(PREFIX)/share/man/man1/sharebench-*.1

@@ -11,7 +11,7 @@ need_root() {
   fi
 }
 
-PACKAGES=(fio xfsprogs e2fsprogs btrfs-progs util-linux time procps rsync chromium libnfs-dev libsmbclient-dev libglusterfs-dev libssl-dev pkg-config patch curl)
+PACKAGES=(dpkg-dev fio xfsprogs e2fsprogs btrfs-progs util-linux time procps rsync chromium libnfs-dev libsmbclient-dev libglusterfs-dev libssl-dev pkg-config patch curl)
 # The lab's servers and the clients its tests use (docs/lab.md).
 LAB_PACKAGES=(iproute2 samba smbclient nfs-ganesha nfs-ganesha-vfs nfs-ganesha-gluster rpcbind libnfs-utils glusterfs-server glusterfs-client smbnetfs nbdkit libnbd-bin)
 PACKAGES+=("${LAB_PACKAGES[@]}")
