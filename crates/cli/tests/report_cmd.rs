@@ -141,6 +141,62 @@ fn verdicts_are_data_and_a_slower_target_fails_the_gate() {
     assert!(t.path().join("rep-null/report.html").is_file());
 }
 
+/// Two separate runs: every comparison is a row of one table, and the caveat they share
+/// (one block of time a side, never called) is said once, not in every sentence.
+#[test]
+fn separate_runs_are_one_table_with_the_caveat_said_once() {
+    let t = shm_dir();
+    let dir = t.path().join("d");
+    std::fs::create_dir(&dir).unwrap();
+    let mut outs = Vec::new();
+    for i in 0..2 {
+        let res = t.path().join(format!("r{i}"));
+        let o = run(&[
+            "run",
+            dir.to_str().unwrap(),
+            "-i",
+            "write,read",
+            "--file-sizes",
+            "64k,1m",
+            "--record-sizes",
+            "64k",
+            "--reps",
+            "3",
+            "--min-sample-time",
+            "10ms",
+            "--out",
+            res.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        outs.push(res);
+    }
+    let rep = t.path().join("rep");
+    let o = run(&[
+        "report",
+        outs[0].to_str().unwrap(),
+        outs[1].to_str().unwrap(),
+        "--label",
+        "one",
+        "--label",
+        "two",
+        "--out",
+        rep.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let html = std::fs::read_to_string(rep.join("report.html")).unwrap();
+    assert!(
+        html.contains("Every comparison with the baseline"),
+        "no table"
+    );
+    assert_eq!(
+        html.matches("a difference may be the runs").count(),
+        1,
+        "the caveat once"
+    );
+    // Two operations, each over all its cells and in two size classes.
+    assert_eq!(html.matches(">separate runs</td>").count(), 6);
+}
+
 #[test]
 fn several_runs_of_a_target_show_their_spread_across_runs() {
     let t = shm_dir();

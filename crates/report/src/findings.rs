@@ -50,7 +50,7 @@ pub fn evidence_as(o: &Overall, above: &str, below: &str) -> String {
             format!("{} cell(s), {n} runs in common: too few to test", o.cells)
         }
         (compare::Replicates::SeparateRuns, _) => format!(
-            "{} cells from separate runs: one block of time each, so a difference may be the runs' and is never called; measure both in one run",
+            "{} cells from separate runs, one block of time each: shown, never called",
             o.cells
         ),
     };

@@ -10,6 +10,7 @@ use crate::compare;
 use crate::format;
 use crate::model::{Analysis, SizeClass, Topic, Verdict};
 use crate::svg;
+use crate::verdicts_json;
 use crate::warnings;
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 use sharebench_core::operation::Operation;
@@ -154,13 +155,8 @@ pub fn render(a: &Analysis) -> String {
     document(&format!("sharebench report: {title}"), CSS, body).into_string()
 }
 
-/// The answer: who wins per operation and size class, and the overall findings.
+/// The answer: who wins per operation and size class, and every comparison as a table.
 fn answer_section(a: &Analysis) -> Markup {
-    let overall: Vec<_> = a
-        .findings
-        .iter()
-        .filter(|f| f.topic == Topic::Overall)
-        .collect();
     html! {
         h2 #answer { "The answer" }
         @if a.labels.len() >= 2 && !a.classes.is_empty() {
@@ -187,20 +183,64 @@ fn answer_section(a: &Analysis) -> Markup {
         } @else {
             p { "Only one target: no comparison; the evidence below describes it." }
         }
-        @if !overall.is_empty() {
-            ul.f {
-                @for f in overall { li { (badge(f.significant, false)) (f.text) } }
+        (comparisons_table(a))
+    }
+}
+
+/// Every label against the baseline, per operation (all its cells) and size class, one row
+/// each (the rows of verdicts.json), with the caveat they share stated once above them.
+fn comparisons_table(a: &Analysis) -> Markup {
+    let rows: Vec<verdicts_json::Row> = verdicts_json::rows(a)
+        .into_iter()
+        .filter(|r| r.scope == "operation" || r.scope == "class")
+        .collect();
+    let separate = rows.iter().any(|r| r.test.starts_with("separate runs"));
+    let pct = |r: f64| format!("{:+.1}%", (r - 1.0) * 100.0);
+    html! {
+        @if !rows.is_empty() {
+            h3 { "Every comparison with the baseline (" (a.baseline) ")" }
+            @if separate {
+                p.note { "Cells of separate runs are one block of time a side: a difference may be the runs', so it is shown and never called. Measure both in one run to decide it (docs/statistics.md, “Replicates”)." }
+            }
+            table {
+                tr {
+                    th { "operation" } th { "files" } th { "target" } th { "verdict" }
+                    th { "ratio" } th { "95% interval" } th { "test" } th { "cells" }
+                }
+                @for r in &rows {
+                    tr {
+                        td { (r.op) }
+                        td { (r.class.unwrap_or("all")) }
+                        td { (r.target) }
+                        td class=(verdict_css(r.verdict)) { (r.verdict) }
+                        td.num { (pct(r.ratio)) }
+                        td.num { (r.ci.map(|(lo, hi)| format!("{}, {}", pct(lo), pct(hi))).unwrap_or_else(|| "–".into())) }
+                        td.note { (r.test.split([':', '(']).next().unwrap_or_default().trim()) }
+                        td.num { (r.cells) }
+                    }
+                }
             }
         }
     }
 }
 
+/// The table's colour of a verdict: a winner, tested without one, or not testable.
+fn verdict_css(verdict: &str) -> &'static str {
+    match verdict {
+        "faster" | "slower" => "sig",
+        "not-testable" => "nt",
+        _ => "ns",
+    }
+}
+
 /// Every other finding, with its badge.
 fn findings_section(a: &Analysis) -> Markup {
+    // Operations and size classes are rows of the answer's table; the findings that need a
+    // sentence are the rest.
     let others: Vec<_> = a
         .findings
         .iter()
-        .filter(|f| f.topic != Topic::Overall)
+        .filter(|f| !matches!(f.topic, Topic::Overall | Topic::SizeClass))
         .collect();
     html! {
         h2 #findings { "Findings" }
@@ -211,7 +251,9 @@ fn findings_section(a: &Analysis) -> Markup {
                     (f.text)
                 }
             }
-            @if others.is_empty() && a.labels.len() >= 2 {
+            @if others.is_empty() && a.ops.iter().any(|o| !o.vs_baseline.is_empty()) {
+                li { "Nothing beyond the answer's table of comparisons." }
+            } @else if others.is_empty() && a.labels.len() >= 2 {
                 li { "No comparison finding: the targets have no cell of the matrix in common (see their workload's section)." }
             } @else if others.is_empty() {
                 li { "No comparison finding: a single target." }

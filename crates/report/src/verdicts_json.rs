@@ -86,12 +86,12 @@ fn finite(x: f64) -> f64 {
 fn overall_row(target: &str, a: &Analysis, op: String, cells: &[&Comparison]) -> Row {
     let o: Overall = compare::overall(cells.iter().copied(), a.threshold_pct);
     let test = match o.replicates {
-        Replicates::SeparateRuns => o.replicates.describe(),
-        Replicates::Runs(..) => format!("Welch's t on log figures, {}", o.replicates.describe()),
-        _ => format!(
-            "t-test of per-replicate mean log ratios, {}",
-            o.replicates.describe()
+        Replicates::Repetitions(n) => format!(
+            "t-test over {n} paired repetitions (per repetition the mean of the cells' log ratios)"
         ),
+        Replicates::PairedRuns(n) => format!("t-test over {n} runs paired by run"),
+        Replicates::Runs(a, b) => format!("Welch's t over {a} and {b} runs, each run a replicate"),
+        Replicates::SeparateRuns => "separate runs: one block of time each, never called".into(),
     };
     Row {
         target: target.to_string(),
