@@ -574,8 +574,14 @@ fn cpu_above(
             Some((_, (lo, hi))) => {
                 above += usize::from(lo >= 1.0);
                 below += usize::from(hi < 1.0);
+                // Astride the threshold: how many times the repetitions would clear it.
+                let open = (lo < 1.0 && hi >= 1.0)
+                    .then(|| compare::data_to_decide(typical / pct, Some((lo, hi)), 0.0))
+                    .flatten()
+                    .map(|k| to_decide(k, "repetitions at this spread"))
+                    .unwrap_or_default();
                 parts.push(format!(
-                    "{t} {typical:.0}% [{:.0}%, {:.0}%] ({} cells)",
+                    "{t} {typical:.0}% [{:.0}%, {:.0}%] ({} cells{open})",
                     lo * pct,
                     hi * pct,
                     table.len()
@@ -983,12 +989,37 @@ fn ranking(ev: &dyn Evidence, step: &str, order: &[String], op: Operation, m: Me
     // Pairs the run orders against the seed: any clearly separated one disagrees.
     let mut clear_inversion = false;
     let mut inversions = 0;
+    // The inverted pairs left open: each with its interval, and the fewest times the
+    // replicates that would decide one of them.
+    let (mut open, mut fewest) = (Vec::new(), f64::INFINITY);
     for i in 0..by_metric.len() {
         for j in i + 1..by_metric.len() {
             if pos(&by_metric[i].0) > pos(&by_metric[j].0) {
                 inversions += 1;
-                if apart(&by_metric[i].1, &by_metric[j].1, threshold) {
-                    clear_inversion = true;
+                let (x, y) = (&by_metric[i], &by_metric[j]);
+                match pair_verdict(&x.1, &y.1, threshold) {
+                    Some((compare::Verdict::Faster | compare::Verdict::Slower, ..)) => {
+                        clear_inversion = true;
+                    }
+                    Some((v, ratio, ci)) => {
+                        open.push(format!(
+                            "{} against {}: {} ({})",
+                            x.0,
+                            y.0,
+                            compare::change_with_ci(ratio, Some(ci)),
+                            compare::verdict_words(v, threshold)
+                        ));
+                        let k = (v == compare::Verdict::Inconclusive)
+                            .then(|| compare::data_to_decide(ratio, Some(ci), threshold))
+                            .flatten();
+                        if let Some(k) = k {
+                            fewest = fewest.min(k);
+                        }
+                    }
+                    None => open.push(format!(
+                        "{} against {}: separate runs or under 3 replicates, never decided",
+                        x.0, y.0
+                    )),
                 }
             }
         }
@@ -1015,18 +1046,29 @@ fn ranking(ev: &dyn Evidence, step: &str, order: &[String], op: Operation, m: Me
             ""
         }
     );
+    if verdict == Verdict::Inconclusive {
+        found.push_str(&format!("; {}", open.join("; ")));
+        if fewest.is_finite() {
+            found.push_str(&to_decide(fewest, "repetitions at this spread"));
+        }
+    }
     if !missing.is_empty() {
         found.push_str(&format!("; not measured: {}", missing.join(", ")));
     }
     Outcome { verdict, found }
 }
 
-/// Whether two targets' values differ, decided as a speed claim is (significant and by at
-/// least `threshold_pct`) over the replicates that vary independently: the repetitions both
-/// have where they come from the same runs (the engine measured them side by side; per
+/// Two targets' values compared as a speed claim is (significant and by at least
+/// `threshold_pct`) over the replicates that vary independently: the repetitions both have
+/// where they come from the same runs (the engine measured them side by side; per
 /// repetition the log ratio, a t-test over them), else the blocks where their steps
-/// alternate. Values of separate runs are one block of time each: never apart.
-fn apart(sa: &[Sample], sb: &[Sample], threshold_pct: f64) -> bool {
+/// alternate. The verdict, the geometric mean ratio (a over b) and its 95% interval; `None`
+/// for values of separate runs (one block of time each) or fewer than three replicates.
+fn pair_verdict(
+    sa: &[Sample],
+    sb: &[Sample],
+    threshold_pct: f64,
+) -> Option<(compare::Verdict, f64, (f64, f64))> {
     fn by_rep<'a>(s: &[Sample<'a>]) -> BTreeMap<(&'a str, u32), Vec<f64>> {
         let mut m: BTreeMap<(&str, u32), Vec<f64>> = BTreeMap::new();
         for x in s {
@@ -1044,14 +1086,15 @@ fn apart(sa: &[Sample], sb: &[Sample], threshold_pct: f64) -> bool {
     } else {
         paired
     };
-    let Some((p, ci)) = (logs.len() >= 3)
+    let (p, ci) = (logs.len() >= 3)
         .then(|| stats::mean_log_t(&logs))
-        .flatten()
-    else {
-        return false;
-    };
-    let v = compare::decide(stats::mean(&logs).exp(), Some(ci), p < ALPHA, threshold_pct);
-    matches!(v, compare::Verdict::Faster | compare::Verdict::Slower)
+        .flatten()?;
+    let ratio = stats::mean(&logs).exp();
+    Some((
+        compare::decide(ratio, Some(ci), p < ALPHA, threshold_pct),
+        ratio,
+        ci,
+    ))
 }
 
 /// Whether the medians `v` (3 or more, along the axis) have the seed's `shape`.
@@ -1596,7 +1639,8 @@ mod tests {
         assert_eq!(o.verdict, Verdict::Agrees, "{}", o.found);
         assert!(o.found.contains("(6 cells)"), "{}", o.found);
         assert_eq!(above(80.0).verdict, Verdict::Disagrees);
-        assert_eq!(above(95.0).verdict, Verdict::Inconclusive);
+        let o = above(95.0);
+        assert_eq!(o.verdict, Verdict::Inconclusive, "{}", o.found);
     }
 
     #[test]
@@ -1739,13 +1783,25 @@ mod tests {
         let o = ranked([1.1, 1.1, 1.1], "r1");
         assert_eq!(o.verdict, Verdict::Disagrees, "{}", o.found);
         assert_eq!(ranked([0.9, 0.92, 0.9], "r1").verdict, Verdict::Agrees);
-        // 2% slower in every repetition: significant, and below the threshold.
-        assert_eq!(
-            ranked([1.02, 1.021, 1.02], "r1").verdict,
-            Verdict::Inconclusive
+        // 2% slower in every repetition: significant, and below the threshold; open, and
+        // the outcome names the pair's interval.
+        let o = ranked([1.02, 1.021, 1.02], "r1");
+        assert_eq!(o.verdict, Verdict::Inconclusive, "{}", o.found);
+        assert!(
+            o.found
+                .contains("a against b: -2.0% [-2.1%, -1.9%] (equivalent within ±5%)"),
+            "{}",
+            o.found
         );
         // Slower, but the same values from a run of its own: one block of time each.
-        assert_eq!(ranked([1.1, 1.1, 1.1], "r2").verdict, Verdict::Inconclusive);
+        // b slower by 10% on the whole but not in every repetition: open, with what would
+        // decide it.
+        let o = ranked([1.1, 0.9, 1.2], "r1");
+        assert_eq!(o.verdict, Verdict::Inconclusive, "{}", o.found);
+        assert!(o.found.contains("deciding it would take"), "{}", o.found);
+        let o = ranked([1.1, 1.1, 1.1], "r2");
+        assert_eq!(o.verdict, Verdict::Inconclusive, "{}", o.found);
+        assert!(o.found.contains("never decided"), "{}", o.found);
     }
 
     #[test]
