@@ -195,6 +195,19 @@ fn separate_runs_are_one_table_with_the_caveat_said_once() {
     );
     // Two operations, each over all its cells and in two size classes.
     assert_eq!(html.matches(">separate runs</td>").count(), 6);
+    // The terminal: one line per operation against the baseline, the caveat once.
+    let text = stdout(&o);
+    assert!(text.contains("Against the baseline one"), "{text}");
+    assert_eq!(
+        text.matches("one block of time a side").count(),
+        1,
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("write") && l.contains("two") && l.contains("inconclusive")),
+        "{text}"
+    );
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! The terminal summaries, one module for both commands. Of a report's analysis (`render`,
 //! the `report` command's terminal renderer): a compact table of winners by operation and
-//! size class (margin and whether it is significant), operations per second and p99
+//! size class (margin and whether it is significant), every label against the baseline per
+//! operation (verdict, ratio, interval), operations per second and p99
 //! latency per operation and target, for a target of several runs how far its cell medians
 //! moved between them, then the counts of findings and warnings. Of a run's
 //! records, right after it ran (`run::print`): see there. A glance; the evidence is in
@@ -11,6 +12,7 @@ pub mod run;
 use crate::format;
 use crate::model::{Analysis, SizeClass};
 use crate::tails;
+use crate::verdicts_json;
 use std::fmt::Write;
 
 pub fn render(a: &Analysis) -> String {
@@ -45,6 +47,7 @@ pub fn render(a: &Analysis) -> String {
         }
         s.push('\n');
     }
+    comparisons(&mut s, a);
     let tails_known = a.ops.iter().any(|op| {
         op.cells.values().any(|c| {
             tails::small_record_iops(c.iter()).is_some() || tails::median_p99(c.values()).is_some()
@@ -114,6 +117,43 @@ pub fn render(a: &Analysis) -> String {
         }
     );
     s
+}
+
+/// Every label against the baseline over all cells of each operation (the operation rows
+/// of verdicts.json), the caveat of separate runs said once.
+fn comparisons(s: &mut String, a: &Analysis) {
+    let rows: Vec<_> = verdicts_json::rows(a)
+        .into_iter()
+        .filter(|r| r.scope == "operation")
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "Against the baseline {} over all cells of each operation (per size class and cell: report.html, verdicts.json)",
+        a.baseline
+    );
+    if rows.iter().any(|r| r.test.starts_with("separate runs")) {
+        let _ = writeln!(
+            s,
+            "  separate runs are one block of time a side: shown, never called; measure both in one run to decide"
+        );
+    }
+    let pct = |r: f64| format!("{:+.1}%", (r - 1.0) * 100.0);
+    for r in &rows {
+        let ci =
+            r.ci.map(|(lo, hi)| format!(" [{}, {}]", pct(lo), pct(hi)))
+                .unwrap_or_default();
+        let _ = writeln!(
+            s,
+            "{:<16} {:<24} {:<13} {}{ci}",
+            r.op,
+            truncate(&r.target, 24),
+            r.verdict,
+            pct(r.ratio)
+        );
+    }
 }
 
 /// One line per load curve: its peak, knee, ORT and the rate within the latency bound.
