@@ -12,10 +12,9 @@ pub use crate::model::{Finding, Topic};
 use crate::by_rep;
 use crate::compare;
 use crate::format;
-use crate::model::{Analysis, ClassRow, Overall, SizeClass, Verdict};
+use crate::model::{mib_per_cpu_s, Analysis, ClassRow, Overall, SizeClass, Verdict};
 use crate::stats;
 use sharebench_core::operation::Operation;
-use sharebench_core::record::Record;
 
 /// How the summary was tested, and what its cells said: "t-test over 6 paired
 /// repetitions p=0.012, 40 cells; ...".
@@ -319,12 +318,9 @@ fn cpu_finding(a: &Analysis, row: &ClassRow) -> Option<Finding> {
     let Operation::Io(io) = row.op else {
         return None;
     };
-    let per_cpu_s = |r: &Record| {
-        (r.cpu_total_s > 0.0).then(|| r.bytes as f64 / (1u64 << 20) as f64 / r.cpu_total_s)
-    };
     let in_class = |file: u64| SizeClass::of(file) == row.class;
-    let tb = by_rep::table(&a.records, &best.label, &[io], in_class, per_cpu_s);
-    let tw = by_rep::table(&a.records, &worst.label, &[io], in_class, per_cpu_s);
+    let tb = by_rep::table(&a.records, &best.label, &[io], in_class, mib_per_cpu_s);
+    let tw = by_rep::table(&a.records, &worst.label, &[io], in_class, mib_per_cpu_s);
     let per_rep = by_rep::mean_log_ratio_by_rep(&tb, &tw);
     let p = (per_rep.len() >= 3)
         .then(|| stats::mean_log_t(&per_rep))

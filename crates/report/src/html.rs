@@ -10,7 +10,7 @@ use crate::compare;
 use crate::format;
 use crate::model::{Analysis, SizeClass, Topic, Verdict};
 use crate::svg;
-use crate::verdicts_json;
+use crate::verdicts_json::{self, Scope};
 use crate::warnings;
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 use sharebench_core::operation::Operation;
@@ -192,9 +192,9 @@ fn answer_section(a: &Analysis) -> Markup {
 fn comparisons_table(a: &Analysis) -> Markup {
     let rows: Vec<verdicts_json::Row> = verdicts_json::rows(a)
         .into_iter()
-        .filter(|r| r.scope == "operation" || r.scope == "class")
+        .filter(|r| matches!(r.scope, Scope::Operation | Scope::Class))
         .collect();
-    let separate = rows.iter().any(|r| r.test.starts_with("separate runs"));
+    let separate = rows.iter().any(verdicts_json::Row::of_separate_runs);
     let pct = |r: f64| format!("{:+.1}%", (r - 1.0) * 100.0);
     html! {
         @if !rows.is_empty() {
@@ -212,7 +212,7 @@ fn comparisons_table(a: &Analysis) -> Markup {
                         td { (r.op) }
                         td { (r.class.unwrap_or("all")) }
                         td { (r.target) }
-                        td class=(verdict_css(r.verdict)) { (r.verdict) }
+                        td class=(verdict_css(r.verdict)) { (r.verdict.name()) }
                         td.num { (pct(r.ratio)) }
                         td.num { (r.ci.map(|(lo, hi)| format!("{}, {}", pct(lo), pct(hi))).unwrap_or_else(|| "–".into())) }
                         td.note { (r.test.split([':', '(']).next().unwrap_or_default().trim()) }
@@ -225,11 +225,11 @@ fn comparisons_table(a: &Analysis) -> Markup {
 }
 
 /// The table's colour of a verdict: a winner, tested without one, or not testable.
-fn verdict_css(verdict: &str) -> &'static str {
+fn verdict_css(verdict: Verdict) -> &'static str {
     match verdict {
-        "faster" | "slower" => "sig",
-        "not-testable" => "nt",
-        _ => "ns",
+        Verdict::Faster | Verdict::Slower => "sig",
+        Verdict::NotTestable => "nt",
+        Verdict::Equivalent | Verdict::Inconclusive => "ns",
     }
 }
 

@@ -108,11 +108,7 @@ impl CellStats {
             .map(|r| r.cpu_util_pct)
             .collect();
         let server: Vec<f64> = recs.iter().filter_map(|r| r.server_cpu_util_pct).collect();
-        let per_cpu: Vec<f64> = recs
-            .iter()
-            .filter(|r| r.cpu_total_s > 0.0)
-            .map(|r| r.bytes as f64 / (1 << 20) as f64 / r.cpu_total_s)
-            .collect();
+        let per_cpu: Vec<f64> = recs.iter().filter_map(|r| mib_per_cpu_s(r)).collect();
         let run_id = recs
             .first()
             .map(|r| r.run_id.clone())
@@ -127,6 +123,11 @@ impl CellStats {
             ..CellStats::of_values(values, recs.iter().map(|r| r.rep).collect(), run_id)
         }
     }
+}
+
+/// MiB a record moved per CPU second of the client; `None` where no CPU was recorded.
+pub(crate) fn mib_per_cpu_s(r: &Record) -> Option<f64> {
+    (r.cpu_total_s > 0.0).then(|| r.bytes as f64 / (1u64 << 20) as f64 / r.cpu_total_s)
 }
 
 /// Per run id of `recs` (records without one are left out), the median throughput.
@@ -284,7 +285,25 @@ pub enum Verdict {
     NotTestable,
 }
 
+/// In verdicts.json by its name.
+impl serde::Serialize for Verdict {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
 impl Verdict {
+    /// Its name in a table or a file: `faster`, ..., `not-testable`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Faster => "faster",
+            Verdict::Slower => "slower",
+            Verdict::Equivalent => "equivalent",
+            Verdict::Inconclusive => "inconclusive",
+            Verdict::NotTestable => "not-testable",
+        }
+    }
+
     pub fn describe(self) -> &'static str {
         match self {
             Verdict::Faster => "faster (significant, beyond the threshold)",

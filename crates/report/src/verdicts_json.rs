@@ -39,8 +39,7 @@ pub struct Row {
     pub target: String,
     pub baseline: String,
     pub op: String,
-    /// `operation` (all its cells), `class`, `cell` or `threads` (a throughput-mode row).
-    pub scope: &'static str,
+    pub scope: Scope,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub class: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -60,21 +59,33 @@ pub struct Row {
     /// `p` adjusted over the operation's cells (cells and throughput rows only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub q: Option<f64>,
-    /// `faster`, `slower`, `equivalent`, `inconclusive` or `not-testable`.
-    pub verdict: &'static str,
+    pub verdict: Verdict,
 }
 
-/// The verdict's name in the file.
-fn name(v: Verdict) -> &'static str {
-    match v {
-        Verdict::Faster => "faster",
-        Verdict::Slower => "slower",
-        Verdict::Equivalent => "equivalent",
-        Verdict::Inconclusive => "inconclusive",
-        Verdict::NotTestable => "not-testable",
+/// What a row covers.
+#[derive(Serialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scope {
+    /// All the cells of an operation.
+    Operation,
+    /// The cells of a size class.
+    Class,
+    Cell,
+    /// A throughput-mode row.
+    Threads,
+}
+
+impl Row {
+    /// Its sides come from separate runs: one block of time each, never called.
+    pub fn of_separate_runs(&self) -> bool {
+        self.test.starts_with(SEPARATE_RUNS)
     }
 }
 
+/// The test words of a comparison between separate runs.
+const SEPARATE_RUNS: &str = "separate runs: one block of time each, never called";
+
+/// A ratio that has no value (a median of zero) is written as 0.
 fn finite(x: f64) -> f64 {
     if x.is_finite() {
         x
@@ -91,13 +102,13 @@ fn overall_row(target: &str, a: &Analysis, op: String, cells: &[&Comparison]) ->
         ),
         Replicates::PairedRuns(n) => format!("t-test over {n} runs paired by run"),
         Replicates::Runs(a, b) => format!("Welch's t over {a} and {b} runs, each run a replicate"),
-        Replicates::SeparateRuns => "separate runs: one block of time each, never called".into(),
+        Replicates::SeparateRuns => SEPARATE_RUNS.into(),
     };
     Row {
         target: target.to_string(),
         baseline: a.baseline.clone(),
         op,
-        scope: "operation",
+        scope: Scope::Operation,
         class: None,
         file_size: None,
         record_size: None,
@@ -108,7 +119,7 @@ fn overall_row(target: &str, a: &Analysis, op: String, cells: &[&Comparison]) ->
         test,
         p: o.p,
         q: None,
-        verdict: name(o.verdict),
+        verdict: o.verdict,
     }
 }
 
@@ -118,7 +129,7 @@ fn design_words(d: &Design) -> &'static str {
         Design::Repetitions => "paired t on log figures, by repetition",
         Design::PairedRuns => "paired t on log run medians, by run",
         Design::Runs(..) => "Welch's t on log run medians, each run a replicate",
-        Design::OneBlockEach => "separate runs: one block of time each, never significant",
+        Design::OneBlockEach => SEPARATE_RUNS,
     }
 }
 
@@ -141,7 +152,7 @@ pub fn rows(a: &Analysis) -> Vec<Row> {
                     .collect();
                 if !some.is_empty() {
                     let mut r = overall_row(label, a, op.clone(), &some);
-                    (r.scope, r.class) = ("class", Some(class.name()));
+                    (r.scope, r.class) = (Scope::Class, Some(class.name()));
                     out.push(r);
                 }
             }
@@ -150,7 +161,7 @@ pub fn rows(a: &Analysis) -> Vec<Row> {
                     target: label.clone(),
                     baseline: a.baseline.clone(),
                     op: op.clone(),
-                    scope: "cell",
+                    scope: Scope::Cell,
                     class: None,
                     file_size: Some(k.0),
                     record_size: Some(k.1),
@@ -161,7 +172,7 @@ pub fn rows(a: &Analysis) -> Vec<Row> {
                     test: design_words(&c.design).into(),
                     p: c.p,
                     q: c.q,
-                    verdict: name(c.verdict),
+                    verdict: c.verdict,
                 });
             }
         }
@@ -178,7 +189,7 @@ fn throughput_row(a: &Analysis, label: &str, t: &ThroughputRow, v: &RowVersus) -
         target: label.to_string(),
         baseline: a.baseline.clone(),
         op: t.op.to_string(),
-        scope: "threads",
+        scope: Scope::Threads,
         class: None,
         file_size: Some(t.file_size),
         record_size: Some(t.record_size),
@@ -193,7 +204,7 @@ fn throughput_row(a: &Analysis, label: &str, t: &ThroughputRow, v: &RowVersus) -
         },
         p: v.p,
         q: v.q,
-        verdict: name(v.verdict),
+        verdict: v.verdict,
     }
 }
 
@@ -236,7 +247,7 @@ pub fn render(a: &Analysis) -> Result<Vec<u8>> {
 pub fn slower_than(a: &Analysis, pct: f64) -> Vec<Row> {
     rows(a)
         .into_iter()
-        .filter(|r| r.scope == "operation" || r.scope == "threads")
+        .filter(|r| matches!(r.scope, Scope::Operation | Scope::Threads))
         .filter(|r| {
             let significant = r.q.or(r.p).is_some_and(|p| p < ALPHA);
             compare::decide(r.ratio, r.ci, significant, pct) == Verdict::Slower

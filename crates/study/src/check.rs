@@ -274,6 +274,18 @@ fn claim_verdict(v: compare::Verdict, ci: Option<(f64, f64)>, threshold_pct: f64
     }
 }
 
+/// A claim made of `parts` parts (operations, targets): refuted when any part refutes it,
+/// agreed when every part agrees (`favour`), open otherwise.
+fn combined(favour: usize, against: usize, parts: usize) -> Verdict {
+    if against > 0 {
+        Verdict::Disagrees
+    } else if favour == parts {
+        Verdict::Agrees
+    } else {
+        Verdict::Inconclusive
+    }
+}
+
 /// The 95% interval of A/B ends below the threshold: A is not faster by it.
 fn rules_out_faster(ci: Option<(f64, f64)>, threshold_pct: f64) -> bool {
     ci.is_some_and(|(_, hi)| hi < 1.0 + threshold_pct / 100.0)
@@ -351,13 +363,7 @@ fn faster_threads(data: &StepData, a: &str, b: &str, ops: &[Op], threads: u32) -
     if favour + against == 0 && parts.iter().all(|p| p.contains("not measured")) {
         return not_tested(parts.join("; "));
     }
-    let verdict = if against > 0 {
-        Verdict::Disagrees
-    } else if favour == ops.len() {
-        Verdict::Agrees
-    } else {
-        Verdict::Inconclusive
-    };
+    let verdict = combined(favour, against, ops.len());
     Outcome {
         verdict,
         found: format!(
@@ -594,13 +600,7 @@ fn cpu_above(
             )),
         }
     }
-    let verdict = if below > 0 {
-        Verdict::Disagrees
-    } else if above == targets.len() {
-        Verdict::Agrees
-    } else {
-        Verdict::Inconclusive
-    };
+    let verdict = combined(above, below, targets.len());
     Outcome {
         verdict,
         found: format!(

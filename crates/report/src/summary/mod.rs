@@ -124,7 +124,7 @@ pub fn render(a: &Analysis) -> String {
 fn comparisons(s: &mut String, a: &Analysis) {
     let rows: Vec<_> = verdicts_json::rows(a)
         .into_iter()
-        .filter(|r| r.scope == "operation")
+        .filter(|r| r.scope == verdicts_json::Scope::Operation)
         .collect();
     if rows.is_empty() {
         return;
@@ -134,7 +134,7 @@ fn comparisons(s: &mut String, a: &Analysis) {
         "Against the baseline {} over all cells of each operation (per size class and cell: report.html, verdicts.json)",
         a.baseline
     );
-    if rows.iter().any(|r| r.test.starts_with("separate runs")) {
+    if rows.iter().any(verdicts_json::Row::of_separate_runs) {
         let _ = writeln!(
             s,
             "  separate runs are one block of time a side: shown, never called; measure both in one run to decide"
@@ -150,7 +150,7 @@ fn comparisons(s: &mut String, a: &Analysis) {
             "{:<16} {:<24} {:<13} {}{ci}",
             r.op,
             truncate(&r.target, 24),
-            r.verdict,
+            r.verdict.name(),
             pct(r.ratio)
         );
     }
