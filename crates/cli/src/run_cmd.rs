@@ -755,6 +755,7 @@ pub fn main(mut args: RunArgs, cluster: Option<&dyn session::Cluster>) -> CliRes
     let spec = SessionSpec {
         plan: &plan,
         targets: &args.targets,
+        names: &[],
         out: args.out.clone(),
         command_line: std::env::args().collect(),
         carried: Vec::new(),

@@ -8,12 +8,12 @@ use crate::error::{CliError, CliResult};
 use crate::run_cmd::{self, RunArgs};
 use crate::session;
 use clap::{Args, Parser, Subcommand};
-use sharebench_core::manifest::RunOutcome;
+use sharebench_core::plan::Plan;
 use sharebench_core::safe_dir::SafeDir;
-use sharebench_study::lab_guard;
-use sharebench_study::run::{Prepared, StepRun};
-use sharebench_study::spec::{Scale, Study};
-use sharebench_study::state::{self, RunState, StepState};
+use sharebench_study::roles::Mapping;
+use sharebench_study::run::{Prepared, StepPlan};
+use sharebench_study::spec::{Scale, Step, Study};
+use sharebench_study::state::{self, RunState};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -27,11 +27,25 @@ pub struct StudyArgs {
 pub enum StudyCommand {
     /// Describe every shipped study: its seed, question, steps, claims and run time per scale
     List,
+    /// List a study's roles: what its steps compare, each role's lab default, and what you
+    /// may map it to with 'study run --target ROLE=TARGET'
+    Roles {
+        /// A shipped study (see 'sharebench study list') or a study file (.toml)
+        study: String,
+    },
     /// Run a study (shipped name or a .toml file) and write its report
     #[command(after_help = "Examples:\n  \
 sharebench study run dfs-nfs-vs-smb --scale quick\n  \
 sharebench study run small-files --out results/small-files\n  \
-sharebench study run dfs-nfs-vs-smb --out results/dfs --resume     continue after Ctrl-C\n\n\
+sharebench study run dfs-nfs-vs-smb --out results/dfs --resume     continue after Ctrl-C\n  \
+sharebench study run nfs-server-configs --target windows-server=/mnt/win --target linux-server=/mnt/linux\n\n\
+With --target (or --targets FILE), the study measures your own servers in the roles you map\n\
+('sharebench study roles NAME' lists them) and the lab is not stood up: steps that need an\n\
+unmapped role, or the lab itself, are reported as not run and why (--with-lab runs them in\n\
+the lab). A targets file has one table per role:\n  \
+[roles.windows-server]\n  \
+target = \"/mnt/win\"\n  \
+description = \"Windows Server 2022, Server for NFS, NTFS, 10 GbE\"\n\n\
 The lab steps need root. The report of a finished or interrupted run can be made again with\n\
 'sharebench report STUDY_DIR --out DIR'; two runs of one study are compared with\n\
 'sharebench report RUN1 RUN2 --out DIR'.")]
@@ -57,57 +71,69 @@ pub struct StudyRunArgs {
     /// docs/statistics.md)
     #[arg(long, value_name = "PCT", value_parser = crate::run_cmd::parse_percent)]
     pub threshold: Option<f64>,
+    /// Play a role with your own target: a directory (on a kernel or FUSE mount), nfs://,
+    /// smb:// or gluster://; repeatable (roles: 'sharebench study roles NAME')
+    #[arg(long = "target", value_name = "ROLE=TARGET")]
+    pub targets: Vec<String>,
+    /// The same mapping from a file, with a description of each system
+    #[arg(long = "targets", value_name = "FILE.toml")]
+    pub targets_file: Option<PathBuf>,
+    /// With a mapping, let the lab play the roles left unmapped and run the steps only it
+    /// can (needs root)
+    #[arg(long)]
+    pub with_lab: bool,
 }
 
 pub fn main(args: StudyArgs) -> CliResult<()> {
     match args.command {
         StudyCommand::List => list(),
+        StudyCommand::Roles { study } => roles(&study),
         StudyCommand::Run(a) => run(a),
     }
 }
 
 fn list() -> CliResult<()> {
-    let mut out = crate::stdout::stdout();
-    for (s, _) in sharebench_study::builtin() {
-        let _ = writeln!(out, "{}  ({})\n  {}", s.name, s.seed, s.title);
-        let _ = writeln!(out, "  Question: {}", s.question);
-        let _ = writeln!(out, "  {}", s.about);
-        let claims = s.claims.iter().filter(|c| c.said.is_some()).count();
-        let _ = writeln!(
-            out,
-            "  {} steps, {claims} claims of the seed, {} figures{}",
-            s.steps.len(),
-            s.claims.len() - claims,
-            if s.needs_lab() {
-                "; needs the lab (root)"
-            } else {
-                ""
-            }
-        );
-        for (name, sc) in s.scales_by_cost() {
-            let limits = sc
-                .limits
-                .as_deref()
-                .map(|l| format!(" ({l})"))
-                .unwrap_or_default();
-            let how = if sc.estimated {
-                "estimated"
-            } else {
-                "measured"
-            };
-            let _ = writeln!(
-                out,
-                "  --scale {name:<9} about {} min ({how}){limits}",
-                sc.minutes
-            );
-        }
-        let _ = writeln!(out);
-    }
+    let studies: Vec<Study> = sharebench_study::builtin()
+        .into_iter()
+        .map(|(s, _)| s)
+        .collect();
+    let _ = write!(
+        crate::stdout::stdout(),
+        "{}",
+        sharebench_study::catalogue::list(&studies)
+    );
     Ok(())
 }
 
+fn roles(name: &str) -> CliResult<()> {
+    let (study, _) = sharebench_study::find(name).map_err(CliError::usage)?;
+    let _ = write!(
+        crate::stdout::stdout(),
+        "{}",
+        sharebench_study::catalogue::roles(&study)
+    );
+    Ok(())
+}
+
+/// The roles the user maps (`--target`, `--targets`), each a study's, each target one
+/// that opens: refused in one line before anything runs.
+fn mapping(a: &StudyRunArgs, study: &Study) -> CliResult<Mapping> {
+    let m = Mapping::given(&a.targets, a.targets_file.as_deref(), a.with_lab, study)
+        .map_err(CliError::usage)?;
+    for (role, t) in &m.roles {
+        sharebench_backends::open_target(&t.target)
+            .map_err(|e| CliError::usage(format!("--target {role}: {e}")))?;
+    }
+    Ok(m)
+}
+
 /// Writes `text` into the new study directory, or checks the one being resumed.
-fn open_study_dir(a: &StudyRunArgs, study: &Study, text: &str) -> CliResult<(PathBuf, RunState)> {
+fn open_study_dir(
+    a: &StudyRunArgs,
+    study: &Study,
+    text: &str,
+    mapping: Mapping,
+) -> CliResult<(PathBuf, RunState)> {
     if a.resume {
         let dir = a.out.clone().expect("clap: --resume requires --out");
         if !sharebench_study::is_study_dir(&dir) {
@@ -134,6 +160,12 @@ fn open_study_dir(a: &StudyRunArgs, study: &Study, text: &str) -> CliResult<(Pat
         if a.threshold.is_some() {
             st.threshold_pct = a.threshold;
         }
+        if !mapping.is_empty() && mapping != st.mapping {
+            return Err(CliError::usage(format!(
+                "--resume: {} was run with other --target mappings; resume it without them (its own are kept)",
+                dir.display()
+            )));
+        }
         return Ok((dir, st));
     }
     let run_id = session::new_run_id();
@@ -150,22 +182,7 @@ fn open_study_dir(a: &StudyRunArgs, study: &Study, text: &str) -> CliResult<(Pat
         .map_err(io)?;
     out.replace(state::STUDY_FILE, text.as_bytes(), 0o644)
         .map_err(io)?;
-    let st = RunState {
-        study: study.name.clone(),
-        scale: a.scale.clone(),
-        tool_version: env!("CARGO_PKG_VERSION").into(),
-        started_at: chrono::Utc::now().to_rfc3339(),
-        ended_at: None,
-        outcome: RunOutcome::Running,
-        steps: study
-            .steps
-            .iter()
-            .map(|s| StepState::pending(&s.id))
-            .collect(),
-        measurements: Vec::new(),
-        notes: Vec::new(),
-        threshold_pct: a.threshold,
-    };
+    let st = RunState::new(study, &a.scale, a.threshold, mapping);
     st.save(&dir).map_err(CliError::failed)?;
     Ok((dir, st))
 }
@@ -193,36 +210,26 @@ fn parse_run_line(step: &str, line: &str) -> CliResult<RunArgs> {
         })
 }
 
-/// Every step's run line, read once and checked before anything runs or the lab comes
-/// up: parsed as `sharebench run` parses its arguments, with the scale's values in place,
-/// into the plan the step will run (a typo in the last step is refused before the first
-/// runs). Also refused here: several clients without MPI, and a lab that cannot come up.
-fn prepare_runs(study: &Study, scale: &Scale) -> CliResult<Vec<Option<StepRun>>> {
-    let mut runs = Vec::with_capacity(study.steps.len());
-    for step in &study.steps {
-        let Some(line) = &step.run else {
-            runs.push(None);
-            continue;
-        };
-        let line = sharebench_study::spec::substitute(line, &scale.var_texts())
-            .map_err(|e| CliError::usage(format!("step {}: {e}", step.id)))?;
-        let mut args = parse_run_line(&step.id, &line)?;
+/// Every step's plan, read once before anything runs (see `sharebench_study::run::plan`),
+/// its run line parsed as `sharebench run` parses its arguments. Also refused here:
+/// several clients without MPI.
+fn prepare_runs(study: &Study, scale: &Scale, mapping: &Mapping) -> CliResult<Vec<StepPlan>> {
+    let parse = |step: &Step, line: &str| -> CliResult<(Vec<String>, Plan)> {
+        let mut args = parse_run_line(&step.id, line)?;
         if step.clients.is_some_and(|n| n > 1) {
             run_cmd::for_several_clients(&mut args);
         }
         let plan = run_cmd::build_plan(&args)
             .map_err(|e| CliError::usage(format!("step {}: {}", step.id, e.message)))?;
-        runs.push(Some(StepRun {
-            line,
-            targets: args.targets,
-            plan,
-        }));
-    }
-    if let Some(step) = study
+        Ok((args.targets, plan))
+    };
+    let runs = sharebench_study::run::plan(study, scale, mapping, &parse)?;
+    let several = study
         .steps
         .iter()
-        .find(|s| s.clients.is_some_and(|n| n > 1))
-    {
+        .zip(&runs)
+        .find(|(s, r)| s.clients.is_some_and(|n| n > 1) && matches!(r, StepPlan::Run(_)));
+    if let Some((step, _)) = several {
         crate::lab_cmd::require_mpi().map_err(|e| {
             CliError::usage(format!(
                 "study {}, step {}: {}",
@@ -230,15 +237,23 @@ fn prepare_runs(study: &Study, scale: &Scale) -> CliResult<Vec<Option<StepRun>>>
             ))
         })?;
     }
-    lab_guard::check(study)?;
     Ok(runs)
 }
 
 fn run(a: StudyRunArgs) -> CliResult<()> {
     let (study, text) = sharebench_study::find(&a.study).map_err(CliError::usage)?;
     let scale = study.scale(&a.scale).map_err(CliError::usage)?.clone();
-    let runs = prepare_runs(&study, &scale)?;
-    let (dir, state) = open_study_dir(&a, &study, &text)?;
+    let mut mapping = mapping(&a, &study)?;
+    if a.resume && mapping.is_empty() {
+        // A resumed run keeps the mapping it was started with.
+        if let Some(dir) = &a.out {
+            if let Ok(st) = RunState::load(dir) {
+                mapping = st.mapping;
+            }
+        }
+    }
+    let runs = prepare_runs(&study, &scale, &mapping)?;
+    let (dir, state) = open_study_dir(&a, &study, &text, mapping)?;
     session::install_ctrlc();
     let mut out = crate::stdout::stdout();
     let _ = writeln!(

@@ -549,6 +549,45 @@ fn nfs_every_operation_verifies_against_ganesha() {
         stderr(&o)
     );
     assert_no_workdir(&g.export);
+
+    // A study's role played by this server, outside the lab: its native URL maps the
+    // role, the other role a directory; the seed's claim gets a verdict from them.
+    let shm = shm_dir();
+    let study_out = out.path().join("study");
+    let o = run_env(
+        &[
+            "study",
+            "run",
+            "nfs-server-configs",
+            "--scale",
+            "tiny",
+            "--target",
+            &format!("linux-server={}", g.v3_url()),
+            "--target",
+            &format!("windows-server={}", shm.path().display()),
+            "--out",
+            study_out.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let line = stdout(&o)
+        .lines()
+        .find(|l| l.contains(" linux-outperforms-windows: "))
+        .map(str::to_string)
+        .unwrap_or_default();
+    assert!(
+        ["agrees", "disagrees", "inconclusive"]
+            .iter()
+            .any(|v| line.trim_start().starts_with(v)),
+        "{}",
+        stdout(&o)
+    );
+    let recs = records(&study_out.join("steps/windows-vs-linux"));
+    assert!(recs
+        .iter()
+        .any(|r| r["target"] == "linux-server" && r["client"] == "libnfs-nfs3"));
+    assert_no_workdir(&g.export);
 }
 
 #[test]

@@ -311,3 +311,180 @@ check = { kind = "better", step = "*", a = "SHM@on-shm", b = "DISK@on-disk", op 
         "the step report does not show its blocks"
     );
 }
+
+/// Lab namespaces (`sblab-*`) now on the machine.
+fn lab_namespaces() -> Vec<String> {
+    std::fs::read_dir("/run/netns")
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with("sblab-"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A shipped study run on the user's own targets: the seed's Windows-vs-Linux step with
+/// both roles mapped to directories on two file systems, no lab stood up. The seed's three
+/// claims that the lab cannot test get verdicts, the lab's step says why it did not run,
+/// the page names whose systems were measured, and a resume keeps the mapping.
+#[test]
+fn a_study_runs_on_the_users_own_targets_in_the_roles_they_map() {
+    let tmp = tempfile::tempdir().unwrap();
+    let shm = shm_dir();
+    let disk = tempfile::tempdir_in("/var/tmp").unwrap();
+    let (win, lin) = (shm.path().to_str().unwrap(), disk.path().to_str().unwrap());
+    let o = run(&["study", "roles", "nfs-server-configs"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for role in ["  windows-server\n", "  linux-server\n"] {
+        assert!(stdout(&o).contains(role), "{}", stdout(&o));
+    }
+    let namespaces = lab_namespaces();
+    let targets = tmp.path().join("targets.toml");
+    std::fs::write(
+        &targets,
+        format!("[roles.windows-server]\ntarget = \"{win}\"\ndescription = \"tmpfs standing in for Windows\"\n"),
+    )
+    .unwrap();
+    let out = tmp.path().join("mine");
+    let o = run(&[
+        "study",
+        "run",
+        "nfs-server-configs",
+        "--scale",
+        "tiny",
+        "--targets",
+        targets.to_str().unwrap(),
+        "--target",
+        &format!("linux-server={lin}"),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(!text.contains("lab up"), "{text}");
+    assert!(
+        text.contains("step configs: not run: map --target v3-xfs=..."),
+        "{text}"
+    );
+    for claim in [
+        "linux-outperforms-windows",
+        "windows-read-dips",
+        "windows-random-write-small-records",
+    ] {
+        let line = text
+            .lines()
+            .find(|l| l.contains(&format!(" {claim}: ")))
+            .unwrap_or_else(|| panic!("no {claim}: {text}"));
+        assert!(
+            ["agrees", "disagrees", "inconclusive"]
+                .iter()
+                .any(|v| line.trim_start().starts_with(v)),
+            "{line}"
+        );
+    }
+    assert!(
+        text.contains("linux-server is faster than windows-server")
+            || text.contains("windows-server is faster than linux-server")
+            || text.contains("linux-server nor windows-server")
+            || text.contains("linux-server and windows-server are equivalent"),
+        "no headline on the two servers: {text}"
+    );
+    assert_eq!(
+        lab_namespaces(),
+        namespaces,
+        "a study of mapped roles made a namespace"
+    );
+    let html = std::fs::read_to_string(out.join("report/report.html")).unwrap();
+    for needle in [
+        "Whose systems",
+        win,
+        lin,
+        "tmpfs standing in for Windows",
+        "not run",
+    ] {
+        assert!(html.contains(needle), "no {needle} in the study page");
+    }
+    // Records go by role, the manifest keeps where each role was.
+    let recs = records(&out.join("steps/windows-vs-linux"));
+    assert!(recs
+        .iter()
+        .all(|r| r["target"] == "linux-server" || r["target"] == "windows-server"));
+    let manifest = std::fs::read_to_string(out.join("steps/windows-vs-linux/run.json")).unwrap();
+    assert!(
+        manifest.contains(&format!("\"location\": \"{win}\"")),
+        "{manifest}"
+    );
+
+    // A resume keeps the run's own mapping, and refuses another.
+    let o = run(&[
+        "study",
+        "run",
+        "nfs-server-configs",
+        "--scale",
+        "tiny",
+        "--out",
+        out.to_str().unwrap(),
+        "--resume",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("windows-vs-linux already done, kept"),
+        "{}",
+        stdout(&o)
+    );
+    let o = run(&[
+        "study",
+        "run",
+        "nfs-server-configs",
+        "--scale",
+        "tiny",
+        "--out",
+        out.to_str().unwrap(),
+        "--resume",
+        "--target",
+        &format!("windows-server={lin}"),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("other --target mappings"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// A mapping that cannot be run is refused in one line, exit 2, before anything runs.
+#[test]
+fn bad_mappings_are_refused_before_anything_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("file");
+    std::fs::write(&file, "x").unwrap();
+    let out = tmp.path().join("never");
+    let o = out.to_str().unwrap();
+    for (mapping, want) in [
+        ("--target=macos-server=/tmp", "no role 'macos-server'"),
+        ("--target=windows-server=/no/such/dir", "does not exist"),
+        (
+            &format!("--target=windows-server={}", file.display()) as &str,
+            "not a directory",
+        ),
+        ("--target=windows-server", "ROLE=TARGET"),
+        ("--with-lab", "map a role"),
+    ] {
+        let r = run(&[
+            "study",
+            "run",
+            "nfs-server-configs",
+            "--scale",
+            "tiny",
+            mapping,
+            "--out",
+            o,
+        ]);
+        assert_eq!(r.status.code(), Some(2), "{mapping}: {}", stderr(&r));
+        let e = stderr(&r);
+        assert_eq!(e.lines().count(), 1, "{mapping}: {e}");
+        assert!(e.contains(want), "{mapping}: {e}");
+        assert!(!out.exists(), "{mapping}: the study directory was made");
+    }
+}

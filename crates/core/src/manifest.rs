@@ -80,6 +80,10 @@ pub struct TargetManifest {
     /// on a lab backing that is `+sync`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_mount_options: Option<String>,
+    /// The target as given, where the records name it otherwise (a study's role,
+    /// `linux-server`, played by `/mnt/linux`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<String>,
 }
 
 impl TargetManifest {
@@ -95,6 +99,7 @@ impl TargetManifest {
             workdir: workdir.to_string(),
             server_fs: None,
             server_mount_options: None,
+            location: None,
         }
     }
 }

@@ -147,6 +147,7 @@ pub fn table(sources: &[Source], records: &[Record]) -> EnvTable {
             "requests in flight (iodepth)",
             Box::new(|_: &Source, r: &[&Record]| distinct(r.iter().map(|r| r.iodepth))),
         ),
+        ("target as given", of_target(|x| x.location.clone())),
         ("file system", of_target(|x| x.fs_type.clone())),
         ("server's file system", of_target(|x| x.server_fs.clone())),
         (

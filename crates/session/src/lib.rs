@@ -92,6 +92,9 @@ pub struct SessionSpec<'a> {
     pub plan: &'a Plan,
     /// Targets as the user named them.
     pub targets: &'a [String],
+    /// The names the records give the targets, one each (a study's roles); empty: the
+    /// targets' own.
+    pub names: &'a [String],
     pub out: Option<PathBuf>,
     pub command_line: Vec<String>,
     /// Records of an earlier, interrupted attempt at the same plan (the tests in
@@ -311,8 +314,13 @@ fn prepare_targets(
     files_prefix: &str,
     results: &Path,
 ) -> CliResult<Vec<Target>> {
-    let names = spec.targets;
-    let located: Vec<Located> = names
+    let names = if spec.names.is_empty() {
+        spec.targets
+    } else {
+        spec.names
+    };
+    let located: Vec<Located> = spec
+        .targets
         .iter()
         .map(|n| locate(n))
         .collect::<Result<_, _>>()
@@ -337,7 +345,7 @@ fn prepare_targets(
     let mut ready: Vec<Target> = Vec::new();
     // One working directory per target: two targets may be the same storage reached two
     // ways (a share and the DFS link to it), and must not collide.
-    for (i, (name, l)) in names.iter().zip(located).enumerate() {
+    for (i, ((name, l), location)) in names.iter().zip(located).zip(spec.targets).enumerate() {
         let prepared = sharebench_backends::open_target(&l.url).and_then(|backend| {
             let backend = with_client_cache(name, backend, spec.plan.client_cache)?;
             check_purge(name, backend.as_ref(), spec)?;
@@ -348,7 +356,7 @@ fn prepare_targets(
                     .check_iodepth(spec.plan.iodepth)
                     .map_err(|e| format!("target '{name}': {e}"))?;
             }
-            check_space(name, backend.as_ref(), spec.plan)?;
+            check_space(name, location, backend.as_ref(), spec.plan)?;
             warn_of_debris(name, backend.as_ref());
             if let Some(w) = backend.shared_with_others() {
                 // rsync is another program, which reaches its destination by path.
@@ -389,11 +397,16 @@ fn prepare_targets(
 /// Refuses, before any I/O, a target without the inodes or space the plan's workload
 /// needs (the engine checks again in each target's working directory, and records why).
 /// Lab targets are left to that check: their images are sized by `lab up`.
-fn check_space(name: &str, backend: &dyn Backend, plan: &Plan) -> Result<(), String> {
+fn check_space(
+    name: &str,
+    location: &str,
+    backend: &dyn Backend,
+    plan: &Plan,
+) -> Result<(), String> {
     let Some((inodes, bytes)) = plan.needs() else {
         return Ok(());
     };
-    if name.starts_with("lab:") {
+    if location.starts_with("lab:") {
         return Ok(());
     }
     sharebench_core::workload::check_space(backend, "", inodes, bytes)
@@ -501,6 +514,9 @@ fn check_spec(spec: &SessionSpec) -> CliResult<()> {
     spec.plan.validate().map_err(CliError::usage)?;
     if spec.targets.is_empty() {
         return Err(CliError::usage("no target given (a directory, or null://)"));
+    }
+    if !spec.names.is_empty() && spec.names.len() != spec.targets.len() {
+        return Err(CliError::usage("one name for each target"));
     }
     if let Some(cpus) = &spec.plan.cpus {
         crate::placement::pin(cpus).map_err(CliError::usage)?;
@@ -655,9 +671,11 @@ fn start_manifest(spec: &SessionSpec, run_id: &str, targets: &[Target]) -> CliRe
         hosts: Vec::new(),
         targets: targets
             .iter()
-            .map(|t| TargetManifest {
+            .zip(spec.targets)
+            .map(|(t, location)| TargetManifest {
                 server_fs: t.server_view.as_ref().and_then(|v| v.info().fs_type),
                 server_mount_options: t.server_view.as_ref().and_then(|v| v.info().mount_options),
+                location: (*location != t.name).then(|| location.clone()),
                 ..TargetManifest::new(&t.name, t.backend.info(), &t.workdir.path)
             })
             .collect(),

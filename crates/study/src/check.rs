@@ -4,7 +4,7 @@
 //! (with the reason) when the run has no records the claim can be tested on. Figures
 //! without a claim are `measured`. The rules are in docs/studies.md. Not: rendering.
 
-use crate::spec::{Axis, Check, Metric, Shape, DEFAULT_BLOCKS};
+use crate::spec::{Axis, Check, Corner, Metric, Shape, DEFAULT_BLOCKS};
 use serde::Serialize;
 use sharebench_core::op::Op;
 use sharebench_core::operation::Operation;
@@ -114,8 +114,13 @@ pub fn evaluate(check: &Check, ev: &dyn Evidence, is_claim: bool) -> Outcome {
                     ..
                 } => faster_threads(data, a, b, ops, *t),
                 Check::Faster {
-                    a, b, ops, class, ..
-                } => faster(data, a, b, ops, *class),
+                    a,
+                    b,
+                    ops,
+                    class,
+                    corner,
+                    ..
+                } => faster(data, a, b, ops, *class, *corner),
                 Check::Steadier {
                     a, b, ops, class, ..
                 } => steadier(data, a, b, ops, *class),
@@ -213,28 +218,42 @@ fn op_list(ops: &[Op]) -> String {
     ops.iter().map(|o| o.name()).collect::<Vec<_>>().join("/")
 }
 
-fn faster(data: &StepData, a: &str, b: &str, ops: &[Op], class: Option<SizeClass>) -> Outcome {
+fn faster(
+    data: &StepData,
+    a: &str,
+    b: &str,
+    ops: &[Op],
+    class: Option<SizeClass>,
+    corner: Option<Corner>,
+) -> Outcome {
     let Some(an) = &data.analysis else {
         return not_tested("no matrix records");
     };
     let mut all: Vec<Comparison> = Vec::new();
     for &op in ops {
-        let ca: BTreeMap<CellKey, CellStats> = cells(an, a, op, class)
-            .into_iter()
-            .map(|(k, v)| (k, v.clone()))
-            .collect();
-        let cb: BTreeMap<CellKey, CellStats> = cells(an, b, op, class)
-            .into_iter()
-            .map(|(k, v)| (k, v.clone()))
-            .collect();
-        all.extend(compare::compare_cells(&ca, &cb, an.threshold_pct).into_values());
+        let of = |label: &str| -> BTreeMap<CellKey, CellStats> {
+            let mut m: BTreeMap<CellKey, CellStats> = cells(an, label, op, class)
+                .into_iter()
+                .map(|(k, v)| (k, v.clone()))
+                .collect();
+            if let Some(c) = corner {
+                let keys: Vec<CellKey> = m.keys().copied().collect();
+                let kept = c.cells(&keys);
+                m.retain(|k, _| kept.contains(k));
+            }
+            m
+        };
+        all.extend(compare::compare_cells(&of(a), &of(b), an.threshold_pct).into_values());
     }
+    let scope = scope_note(class)
+        + &corner
+            .map(|c| format!(" ({})", c.name()))
+            .unwrap_or_default();
     let o = compare::overall(all.iter(), an.threshold_pct);
     if o.cells == 0 {
         return not_tested(format!(
-            "no cells of {} that both {a} and {b} have{}",
+            "no cells of {} that both {a} and {b} have{scope}",
             op_list(ops),
-            scope_note(class)
         ));
     }
     let verdict = claim_verdict(o.verdict, o.ci, an.threshold_pct);
@@ -249,11 +268,10 @@ fn faster(data: &StepData, a: &str, b: &str, ops: &[Op], class: Option<SizeClass
     Outcome {
         verdict,
         found: format!(
-            "{a} vs {b}: {} ({}; geometric mean ratio, 95% interval) over {}{}: {}{to_decide}",
+            "{a} vs {b}: {} ({}; geometric mean ratio, 95% interval) over {}{scope}: {}{to_decide}",
             compare::change_with_ci(o.geo_ratio, o.ci),
             compare::verdict_words(o.verdict, an.threshold_pct),
             op_list(ops),
-            scope_note(class),
             findings::evidence(&o),
         ),
     }
@@ -1474,6 +1492,7 @@ mod tests {
             b: b.into(),
             ops: vec![Op::Write],
             class,
+            corner: None,
             threads: None,
         }
     }
@@ -1669,6 +1688,7 @@ mod tests {
             b: "b".into(),
             ops: vec![Op::Write],
             class: None,
+            corner: None,
             threads: Some(4),
         };
         let o = evaluate(&check, &One(data, Vec::new()), true);

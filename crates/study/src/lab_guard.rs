@@ -2,9 +2,8 @@
 //! link rate), again only when that changes, and taken down at the study's end, also when
 //! it fails. Not: the lab itself (`sharebench-lab`), or what runs in it.
 
-use crate::spec::{LabNeeds, Scale, Step, Study};
+use crate::spec::{LabNeeds, Scale, Study};
 use sharebench_session::error::{CliError, CliResult};
-use std::collections::BTreeMap;
 use std::io::Write;
 
 /// The lab a step needs, as `lab up` options; an error names what the study gave.
@@ -24,15 +23,15 @@ pub fn up_options(needs: &LabNeeds) -> Result<sharebench_lab::UpOptions, String>
 }
 
 /// Refuses, before anything runs, a study whose lab cannot come up here: a step asking
-/// for a lab `lab up` refuses, the lab without root, or a lab already up (the study brings
-/// up its own and takes it down).
-pub fn check(study: &Study) -> CliResult<()> {
+/// for a lab `lab up` refuses, and when a step that runs needs the lab (`uses_lab`), the
+/// lab without root or a lab already up (the study brings up its own and takes it down).
+pub fn check(study: &Study, uses_lab: bool) -> CliResult<()> {
     let base = study.lab.clone().unwrap_or_default();
     for step in &study.steps {
         up_options(&base.merged(step.lab.as_ref()))
             .map_err(|e| CliError::usage(format!("step {}: {e}", step.id)))?;
     }
-    if !study.needs_lab() {
+    if !uses_lab {
         return Ok(());
     }
     if !nix::unistd::geteuid().is_root() {
@@ -50,19 +49,6 @@ pub fn check(study: &Study) -> CliResult<()> {
         ));
     }
     Ok(())
-}
-
-/// Whether `step` needs the lab at this scale (a run line's targets may be a variable).
-pub fn step_needs_lab(study: &Study, step: &Step, vars: &BTreeMap<String, String>) -> bool {
-    let names_lab = step.run.as_deref().is_some_and(|r| {
-        crate::spec::substitute(r, vars)
-            .unwrap_or_else(|_| r.to_string())
-            .contains("lab:")
-    });
-    step.lab.is_some()
-        || step.action.is_some()
-        || names_lab
-        || (study.lab.is_some() && step.run.is_none())
 }
 
 /// The study's lab: down at first, up as the steps need it, down again when dropped.

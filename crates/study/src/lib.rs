@@ -10,9 +10,11 @@
 //! (see `sharebench-report`).
 
 pub mod actions;
+pub mod catalogue;
 pub mod check;
 pub mod lab_guard;
 pub mod page;
+pub mod roles;
 pub mod run;
 pub mod runner;
 pub mod spec;
@@ -151,11 +153,28 @@ impl RunEvidence {
     }
 
     /// Every claim's outcome, in the study's order.
+    /// A claim on a step this run did not run (an unmapped role) says why.
     pub fn outcomes(&self) -> Vec<Outcome> {
         self.study
             .claims
             .iter()
-            .map(|c| check::evaluate(&c.check, self, c.said.is_some()))
+            .map(|c| {
+                let not_run = self
+                    .state
+                    .step(c.check.step())
+                    .filter(|s| s.status == state::StepStatus::NotRun);
+                match not_run {
+                    Some(s) => Outcome {
+                        verdict: check::Verdict::NotTested,
+                        found: format!(
+                            "step {} not run: {}",
+                            s.id,
+                            s.error.as_deref().unwrap_or("")
+                        ),
+                    },
+                    None => check::evaluate(&c.check, self, c.said.is_some()),
+                }
+            })
             .collect()
     }
 }

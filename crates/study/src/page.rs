@@ -9,6 +9,7 @@ use crate::state::StepStatus;
 use crate::RunEvidence;
 use maud::{html, Markup};
 use sharebench_core::operation::Operation;
+use sharebench_report::analysis::Analysis;
 use sharebench_report::classes::SizeClass;
 use sharebench_report::compare;
 use sharebench_report::html::document;
@@ -80,10 +81,22 @@ fn tally_text(v: &RunView) -> String {
     )
 }
 
+/// The run's headline comparison: the study's first whose step has records.
+fn answer_of<'a>(v: &RunView<'a>) -> Option<(&'a crate::spec::Answer, &'a Analysis)> {
+    v.run
+        .study
+        .answer
+        .iter()
+        .flat_map(|a| a.all())
+        .find_map(|a| {
+            let an = v.run.steps.get(&a.step)?.analysis.as_ref()?;
+            Some((a, an))
+        })
+}
+
 /// The headline sentence of one run: the answer step's overall comparison and CPU.
 pub fn headline(v: &RunView) -> Option<String> {
-    let ans = v.run.study.answer.as_ref()?;
-    let an = v.run.steps.get(&ans.step)?.analysis.as_ref()?;
+    let (ans, an) = answer_of(v)?;
     // Every cell of every operation, compared as the claims compare them: replicates are
     // the repetitions measured side by side.
     let mut all = Vec::new();
@@ -163,10 +176,7 @@ pub fn headline(v: &RunView) -> Option<String> {
 }
 
 fn class_table(v: &RunView) -> Markup {
-    let Some(ans) = v.run.study.answer.as_ref() else {
-        return html! {};
-    };
-    let Some(an) = v.run.steps.get(&ans.step).and_then(|s| s.analysis.as_ref()) else {
+    let Some((ans, an)) = answer_of(v) else {
         return html! {};
     };
     if an.classes.is_empty() {
@@ -221,6 +231,7 @@ pub fn render(views: &[RunView], step_reports: &BTreeMap<String, String>) -> Str
                     }
                     h2 #question { "The question" }
                     p.q { (study.question) }
+                    (roles(views))
                     (answer(views))
                     (claims(views))
                     (figures(views))
@@ -381,7 +392,9 @@ fn evidence(views: &[RunView], step_reports: &BTreeMap<String, String>) -> Marku
                     td { (step.id) }
                     td {
                         (step.title) br;
-                        @if let Some(r) = &step.run { code { "sharebench run " (line(r)) } }
+                        @if let Some(r) = &step.run {
+                            code { "sharebench run " @for t in &step.targets { (t) " " } (line(r)) }
+                        }
                         @if let Some(a) = &step.action { br; "action: " code { (format!("{a:?}")) } }
                     }
                     @for v in views { td { (step_status(v, &step.id)) } }
@@ -437,6 +450,44 @@ pub fn status_name(s: StepStatus) -> &'static str {
         StepStatus::Complete => "complete",
         StepStatus::Failed => "complete, with failed measurements",
         StepStatus::Interrupted => "interrupted",
+        StepStatus::NotRun => "not run",
+    }
+}
+
+/// Whose systems: each role, what it stands for, and what played it in each run (the
+/// user's target and their description of it, or the lab's).
+fn roles(views: &[RunView]) -> Markup {
+    let study = &views[0].run.study;
+    if study.roles.is_empty() {
+        return html! {};
+    }
+    let played = |v: &RunView, name: &str| -> Markup {
+        let mapping = &v.run.state.mapping;
+        match (mapping.roles.get(name), study.roles[name].lab.as_deref()) {
+            (Some(m), _) => html! {
+                code { (m.target) }
+                @if let Some(d) = &m.description { br; (d) }
+            },
+            (None, Some(lab)) if mapping.uses_lab() => html! { code { (lab) } " (the lab's)" },
+            _ => html! { span.note { "not played: no target mapped" } },
+        }
+    };
+    html! {
+        h2 #roles { "Whose systems" }
+        table {
+            tr {
+                th { "role" }
+                th { "what it stands for" }
+                @for v in views { th { "played by" (run_suffix(views, v)) } }
+            }
+            @for (name, role) in &study.roles {
+                tr id={ "role-" (name) } {
+                    td { (name) }
+                    td { (role.about) }
+                    @for v in views { td { (played(v, name)) } }
+                }
+            }
+        }
     }
 }
 

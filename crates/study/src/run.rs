@@ -8,7 +8,8 @@
 //! (`check`).
 
 use crate::actions;
-use crate::lab_guard::{self, LabGuard};
+use crate::lab_guard::LabGuard;
+use crate::roles::{self, Mapping, Play};
 use crate::runner;
 use crate::spec::{Action, Scale, Step, Study};
 use crate::state::{self, RunState, StepStatus};
@@ -22,12 +23,26 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
-/// A step's `run` line, parsed and checked when the study was read: what the step runs.
+/// A step's `run` line, parsed and checked when the study was read, with its roles'
+/// targets in place: what the step runs.
 pub struct StepRun {
     /// The line with the scale's values in place: the run's recorded command line.
     pub line: String,
     pub targets: Vec<String>,
+    /// The names the records give the targets (the step's roles, or the targets' own).
+    pub names: Vec<String>,
+    /// Whether the lab must be up for it.
+    pub lab: bool,
     pub plan: Plan,
+}
+
+/// What a study run does with each of its steps.
+pub enum StepPlan {
+    Run(Box<StepRun>),
+    /// A step that only takes a lab action.
+    Action,
+    /// Not run in this run, and why (an unmapped role, a step only the lab can run).
+    NotRun(String),
 }
 
 /// A study ready to run: read and checked, every run line a plan, its directory made (or,
@@ -35,11 +50,73 @@ pub struct StepRun {
 pub struct Prepared<'a> {
     pub study: &'a Study,
     pub scale: &'a Scale,
-    /// One for each of the study's steps, in order: its run, or none for a step that only
-    /// takes an action.
-    pub runs: Vec<Option<StepRun>>,
+    /// One for each of the study's steps, in order.
+    pub runs: Vec<StepPlan>,
     pub dir: PathBuf,
     pub state: RunState,
+}
+
+/// Parses a step's run line as `sharebench run` parses its arguments: its targets and
+/// its plan.
+pub type ParseRunLine = dyn Fn(&Step, &str) -> CliResult<(Vec<String>, Plan)>;
+
+/// Every step's plan, made once before anything runs or the lab comes up: its run line
+/// with the scale's values in place, parsed by `parse` (as `sharebench run` parses its
+/// arguments: a typo in the last step is refused before the first runs; a step of roles
+/// is parsed with its roles for targets, and its line must name none), its targets those
+/// `mapping` gives its roles, or why it is not run. Refused here too: a lab that cannot
+/// come up for the steps that need it.
+pub fn plan(
+    study: &Study,
+    scale: &Scale,
+    mapping: &Mapping,
+    parse: &ParseRunLine,
+) -> CliResult<Vec<StepPlan>> {
+    let mut runs = Vec::with_capacity(study.steps.len());
+    for step in &study.steps {
+        let Some(line) = &step.run else {
+            runs.push(match roles::play(study, step, &[], mapping) {
+                Play::NotRun(why) => StepPlan::NotRun(why),
+                Play::Run { .. } => StepPlan::Action,
+            });
+            continue;
+        };
+        let line = crate::spec::substitute(line, &scale.var_texts())
+            .map_err(|e| CliError::usage(format!("step {}: {e}", step.id)))?;
+        let (line_targets, plan) = parse(step, &format!("{} {line}", step.targets.join(" ")))?;
+        if !step.targets.is_empty() && line_targets != step.targets {
+            return Err(CliError::usage(format!(
+                "step {}: its targets are its roles ({}); its run line names none",
+                step.id,
+                step.targets.join(", ")
+            )));
+        }
+        runs.push(match roles::play(study, step, &line_targets, mapping) {
+            Play::NotRun(why) => StepPlan::NotRun(why),
+            Play::Run {
+                names,
+                targets,
+                lab,
+            } => StepPlan::Run(Box::new(StepRun {
+                // As the user would type it: the roles' targets in place.
+                line: match step.targets.is_empty() {
+                    true => line,
+                    false => format!("{} {line}", targets.join(" ")),
+                },
+                targets,
+                names,
+                lab,
+                plan,
+            })),
+        });
+    }
+    let uses_lab = runs.iter().any(|r| match r {
+        StepPlan::Run(r) => r.lab,
+        StepPlan::Action => true,
+        StepPlan::NotRun(_) => false,
+    });
+    crate::lab_guard::check(study, uses_lab)?;
+    Ok(runs)
 }
 
 /// Runs every step not yet done, then ends the run: outcome saved, report written and
@@ -78,6 +155,20 @@ pub fn run(p: Prepared, out: &mut dyn Write) -> CliResult<()> {
             stopped = true;
             break;
         }
+        let k = study
+            .steps
+            .iter()
+            .position(|s| s.id == step.id)
+            .expect("a unit is one of the study's steps");
+        if let StepPlan::NotRun(why) = &runs[k] {
+            let _ = writeln!(out, "study: step {}: not run: {why}", step.id);
+            if let Some(s) = st.step_mut(&step.id) {
+                s.status = StepStatus::NotRun;
+                s.error = Some(why.clone());
+            }
+            st.save(&dir).map_err(CliError::failed)?;
+            continue;
+        }
         let sdir = match unit.block {
             None => state::step_dir(&dir, &step.id),
             Some(n) => state::block_dir(&dir, &step.id, n),
@@ -95,12 +186,11 @@ pub fn run(p: Prepared, out: &mut dyn Write) -> CliResult<()> {
         );
         let needs = base_needs.merged(step.lab.as_ref());
         let t0 = Instant::now();
-        let uses_lab = lab_guard::step_needs_lab(study, step, &scale.var_texts());
-        let step_run = study
-            .steps
-            .iter()
-            .position(|s| s.id == step.id)
-            .and_then(|k| runs[k].as_ref());
+        let step_run = match &runs[k] {
+            StepPlan::Run(r) => Some(r.as_ref()),
+            _ => None,
+        };
+        let uses_lab = step_run.is_none_or(|r| r.lab);
         let result = (|| -> CliResult<StepStatus> {
             if uses_lab {
                 lab.ensure(&needs, out)?;
@@ -162,7 +252,11 @@ fn conclude(
     st.ended_at = Some(chrono::Utc::now().to_rfc3339());
     st.outcome = if stopped {
         RunOutcome::Interrupted
-    } else if st.steps.iter().all(|s| s.status == StepStatus::Complete) {
+    } else if st
+        .steps
+        .iter()
+        .all(|s| matches!(s.status, StepStatus::Complete | StepStatus::NotRun))
+    {
         RunOutcome::Complete
     } else {
         RunOutcome::Failed
@@ -304,6 +398,7 @@ fn run_step(
                     SessionSpec {
                         plan: &plan,
                         targets: &r.targets,
+                        names: &r.names,
                         out: Some(at.sdir.to_path_buf()),
                         command_line,
                         carried,

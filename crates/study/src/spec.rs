@@ -32,17 +32,38 @@ pub struct Study {
     pub departures: Vec<String>,
     #[serde(default)]
     pub lab: Option<LabNeeds>,
+    /// What the study compares (servers, configurations), by name: what steps measure and
+    /// claims name, each played by a user's target (`study run --target ROLE=TARGET`) or
+    /// else by its lab default.
+    #[serde(default)]
+    pub roles: BTreeMap<String, Role>,
     pub scales: BTreeMap<String, Scale>,
     pub steps: Vec<Step>,
-    /// The headline comparison: a step and two targets.
+    /// The headline comparison: a step and two targets; or several, the first whose step
+    /// has records heading the report (a step of roles the user mapped, else the lab's).
     #[serde(default)]
-    pub answer: Option<Answer>,
+    pub answer: Option<Answers>,
     /// The claims whose verdicts answer the question, in the order the answer gives them
     /// (the report opens with them, with this run's numbers).
     #[serde(default)]
     pub answered_by: Vec<String>,
     #[serde(default)]
     pub claims: Vec<Claim>,
+}
+
+/// A thing a study compares: a server, a configuration. Not: a target; which target plays
+/// it is decided when the study runs (`roles::Mapping`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Role {
+    /// What it stands for in the seed ("the seed's Windows Server 2012 R2 NFS server").
+    pub about: String,
+    /// What a user may map it to (a directory on an NFS mount of ..., `nfs://`).
+    pub maps_to: String,
+    /// The lab target that plays it when the user maps none (`lab:nfs3@xfs`); none when the
+    /// lab has nothing like it (a Windows server).
+    #[serde(default)]
+    pub lab: Option<String>,
 }
 
 /// How the lab must be for a step (study-wide, or overridden per step).
@@ -179,9 +200,14 @@ impl Scale {
 pub struct Step {
     pub id: String,
     pub title: String,
-    /// Arguments of `sharebench run` (targets and options; `{var}` from the scale).
+    /// Arguments of `sharebench run` (options, and its targets unless `targets` names
+    /// roles; `{var}` from the scale).
     #[serde(default)]
     pub run: Option<String>,
+    /// The roles the step measures, in order: their targets are the run's, and their names
+    /// the records' (what claims compare). Empty: the run line names its targets itself.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub targets: Vec<String>,
     /// A lab action instead of (`replication-traffic`) or around (`failover`) the run.
     #[serde(default)]
     pub action: Option<Action>,
@@ -220,6 +246,23 @@ pub struct Answer {
     pub b: String,
 }
 
+/// One headline comparison, or several in order of preference.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Answers {
+    One(Answer),
+    Several(Vec<Answer>),
+}
+
+impl Answers {
+    pub fn all(&self) -> &[Answer] {
+        match self {
+            Answers::One(a) => std::slice::from_ref(a),
+            Answers::Several(v) => v,
+        }
+    }
+}
+
 /// A claim of the seed (with `said`), or a figure the study reports without one.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -247,6 +290,9 @@ pub enum Check {
         ops: Vec<Op>,
         #[serde(default)]
         class: Option<SizeClass>,
+        /// Only the cells of this corner of the matrix.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        corner: Option<Corner>,
         #[serde(default)]
         threads: Option<u32>,
     },
@@ -334,6 +380,40 @@ pub enum Check {
     /// A claim this lab cannot test at all (no Windows server, no kernel NFS server): the
     /// report says "not tested" and `why`.
     NotInLab { why: String },
+}
+
+/// A corner of the file-size x record-size matrix that a claim is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Corner {
+    /// The larger half of the step's file sizes, with records of at most 16 KiB
+    /// (IOzone's small records): large only as the scale's sizes allow.
+    LargeFilesSmallRecords,
+}
+
+impl Corner {
+    /// The largest record the corner takes.
+    pub const SMALL_RECORD: u64 = 16 << 10;
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Corner::LargeFilesSmallRecords => "the larger half of the files, records up to 16 KiB",
+        }
+    }
+
+    /// The cells of `keys` (file size, record size) in the corner.
+    pub fn cells(self, keys: &[(u64, u64)]) -> Vec<(u64, u64)> {
+        let mut files: Vec<u64> = keys.iter().map(|k| k.0).collect();
+        files.sort_unstable();
+        files.dedup();
+        let Some(&from) = files.get(files.len() / 2) else {
+            return Vec::new();
+        };
+        keys.iter()
+            .copied()
+            .filter(|&(f, r)| f >= from && r <= Self::SMALL_RECORD)
+            .collect()
+    }
 }
 
 fn default_tolerance() -> f64 {
@@ -464,6 +544,7 @@ impl Study {
         if self.scales.is_empty() {
             return Err("no [scales.*] given".into());
         }
+        self.check_roles()?;
         let mut ids = std::collections::BTreeSet::new();
         for step in &self.steps {
             if !ids.insert(step.id.as_str()) {
@@ -545,9 +626,51 @@ impl Study {
                 "answered_by names claim '{id}', which the study does not have"
             ));
         }
-        if let Some(a) = &self.answer {
+        for a in self.answer.iter().flat_map(Answers::all) {
             if a.step != ALL_STEPS && !ids.contains(a.step.as_str()) {
                 return Err(format!("answer reads unknown step '{}'", a.step));
+            }
+        }
+        Ok(())
+    }
+
+    /// Role names are words (`linux-server`), their lab defaults lab targets, and a step
+    /// measures only roles the study names, each once, with a run line to run them.
+    fn check_roles(&self) -> Result<(), String> {
+        for (name, role) in &self.roles {
+            if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
+                return Err(format!("role '{name}': use letters, digits and '-'"));
+            }
+            if let Some(lab) = role.lab.as_deref().filter(|l| !l.starts_with("lab:")) {
+                return Err(format!(
+                    "role '{name}': lab = \"{lab}\" is not a lab target (lab:...)"
+                ));
+            }
+        }
+        for step in &self.steps {
+            let mut seen = std::collections::BTreeSet::new();
+            for role in &step.targets {
+                if !self.roles.contains_key(role) {
+                    return Err(format!(
+                        "step '{}' measures role '{role}', which the study does not name in [roles]",
+                        step.id
+                    ));
+                }
+                if !seen.insert(role) {
+                    return Err(format!("step '{}' names role '{role}' twice", step.id));
+                }
+            }
+            if !step.targets.is_empty() && step.clients.is_some_and(|n| n > 1) {
+                return Err(format!(
+                    "step '{}': a step on several clients names its targets in its run line, not as roles",
+                    step.id
+                ));
+            }
+            if !step.targets.is_empty() && (step.run.is_none() || step.action.is_some()) {
+                return Err(format!(
+                    "step '{}': a step of roles needs a run line, and no lab action",
+                    step.id
+                ));
             }
         }
         Ok(())
@@ -573,7 +696,15 @@ impl Study {
             return Ok(());
         }
         let run = step.run.as_deref().unwrap_or_default();
-        for token in run.split_whitespace().filter(|t| t.starts_with("lab:")) {
+        let defaults = step
+            .targets
+            .iter()
+            .filter_map(|r| self.roles.get(r).and_then(|r| r.lab.as_deref()));
+        for token in run
+            .split_whitespace()
+            .chain(defaults)
+            .filter(|t| t.starts_with("lab:"))
+        {
             if let Some((_, config)) = token.split_once('@') {
                 if !items.contains(&config) {
                     return Err(format!(
@@ -627,15 +758,22 @@ impl Study {
         v
     }
 
-    /// Whether any step needs the lab.
+    /// Whether any step needs the lab when no role is mapped.
     pub fn needs_lab(&self) -> bool {
-        self.lab.is_some()
-            || self.steps.iter().any(|s| {
-                s.lab.is_some()
-                    || s.action.is_some()
-                    || s.clients.is_some()
-                    || s.run.as_deref().is_some_and(|r| r.contains("lab:"))
-            })
+        self.lab.is_some() || self.steps.iter().any(|s| self.step_needs_lab(s))
+    }
+
+    /// Whether `step` needs the lab when none of its roles is mapped: it takes a lab
+    /// action, runs on several clients, has lab settings, or measures lab targets (named in
+    /// its run line, or its roles' defaults).
+    pub fn step_needs_lab(&self, s: &Step) -> bool {
+        s.lab.is_some()
+            || s.action.is_some()
+            || s.clients.is_some()
+            || s.run.as_deref().is_some_and(|r| r.contains("lab:"))
+            || s.targets
+                .iter()
+                .any(|r| self.roles.get(r).is_some_and(|r| r.lab.is_some()))
     }
 }
 

@@ -5,7 +5,8 @@
 //! themselves (each run's results.jsonl).
 
 use crate::check::Measurement;
-use crate::spec::LabNeeds;
+use crate::roles::Mapping;
+use crate::spec::{LabNeeds, Study};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -35,6 +36,9 @@ pub enum StepStatus {
     /// Ran to the end with failed measurements (kept, and reported).
     Failed,
     Interrupted,
+    /// Not run in this run, by design: a role the user did not map, a step only the lab
+    /// can run while the user's targets stand in for it (`error` says which).
+    NotRun,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -96,9 +100,34 @@ pub struct RunState {
     /// `None`: the default. A re-report uses it unless told otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub threshold_pct: Option<f64>,
+    /// The user's targets for the study's roles (`study run --target`); empty when the lab
+    /// played them all. `--resume` keeps it.
+    #[serde(default, skip_serializing_if = "Mapping::is_empty")]
+    pub mapping: Mapping,
 }
 
 impl RunState {
+    /// A run of `study` about to start: every step pending.
+    pub fn new(study: &Study, scale: &str, threshold_pct: Option<f64>, mapping: Mapping) -> Self {
+        RunState {
+            study: study.name.clone(),
+            scale: scale.to_string(),
+            tool_version: env!("CARGO_PKG_VERSION").into(),
+            started_at: chrono::Utc::now().to_rfc3339(),
+            ended_at: None,
+            outcome: sharebench_core::manifest::RunOutcome::Running,
+            steps: study
+                .steps
+                .iter()
+                .map(|s| StepState::pending(&s.id))
+                .collect(),
+            measurements: Vec::new(),
+            notes: Vec::new(),
+            threshold_pct,
+            mapping,
+        }
+    }
+
     pub fn load(dir: &Path) -> Result<RunState, String> {
         let path = dir.join(STATE_FILE);
         let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;

@@ -169,6 +169,7 @@ fn execute(
     let spec = SessionSpec {
         plan,
         targets: &targets,
+        names: &[],
         out,
         command_line: argv.to_vec(),
         carried: Vec::new(),

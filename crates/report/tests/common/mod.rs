@@ -146,6 +146,7 @@ pub fn write_dir(
             workdir: "x".into(),
             server_fs: None,
             server_mount_options: None,
+            location: None,
         }],
         plan: Plan {
             ops: ops.to_vec(),

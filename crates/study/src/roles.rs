@@ -1,0 +1,365 @@
+//! Who plays a study's roles in one run: the user's targets (`study run --target
+//! ROLE=TARGET`, `--targets FILE.toml`), and the lab for the rest when the user maps none
+//! (or with `--with-lab`); and so what each step measures, or why it is not run. Not: the
+//! roles themselves (`spec::Role`), nor opening the targets (the session does).
+
+use crate::spec::{Step, Study};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// A user's target for a role.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Mapped {
+    /// Anything `sharebench run` takes: a directory, `nfs://`, `smb://`, `gluster://`.
+    pub target: String,
+    /// Whose system it is, in the user's words ("Windows Server 2022, Server for NFS").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+/// The roles a run maps to the user's targets. Empty, the lab plays every role as the
+/// study says, as before roles existed.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Mapping {
+    #[serde(default)]
+    pub roles: BTreeMap<String, Mapped>,
+    /// Roles left unmapped take their lab default, and steps only the lab can run run
+    /// (`--with-lab`).
+    #[serde(default)]
+    pub with_lab: bool,
+}
+
+/// `--targets FILE.toml`: one `[roles.NAME]` table (`target`, `description`) per role.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TargetsFile {
+    roles: BTreeMap<String, Mapped>,
+}
+
+/// A targets file larger than this is not one.
+const MAX_TARGETS_FILE: u64 = 64 * 1024;
+
+impl Mapping {
+    pub fn is_empty(&self) -> bool {
+        self.roles.is_empty()
+    }
+
+    /// Whether the lab plays the roles left unmapped and runs the steps only it can.
+    pub fn uses_lab(&self) -> bool {
+        self.roles.is_empty() || self.with_lab
+    }
+
+    /// The mapping a user gives: `--target ROLE=TARGET`s, a `--targets` file, and
+    /// `--with-lab`; every role one of `study`'s.
+    pub fn given(
+        args: &[String],
+        file: Option<&Path>,
+        with_lab: bool,
+        study: &Study,
+    ) -> Result<Mapping, String> {
+        let mut m = Mapping {
+            with_lab,
+            ..Mapping::default()
+        };
+        for a in args {
+            m.add_arg(a)?;
+        }
+        if let Some(f) = file {
+            m.add_file(f)?;
+        }
+        if m.is_empty() && with_lab {
+            return Err("--with-lab: map a role with --target or --targets first (without any, the lab plays every role)".into());
+        }
+        m.check(study)?;
+        Ok(m)
+    }
+
+    /// Adds `ROLE=TARGET` (`--target`).
+    pub fn add_arg(&mut self, arg: &str) -> Result<(), String> {
+        let (role, target) = arg
+            .split_once('=')
+            .filter(|(r, t)| !r.is_empty() && !t.is_empty())
+            .ok_or_else(|| format!("--target {arg}: give ROLE=TARGET (see 'study roles')"))?;
+        self.add(
+            role,
+            Mapped {
+                target: target.to_string(),
+                description: None,
+            },
+        )
+    }
+
+    /// Adds every role of a targets file (`--targets`).
+    pub fn add_file(&mut self, path: &Path) -> Result<(), String> {
+        let shown = path.display();
+        let meta = std::fs::metadata(path).map_err(|e| format!("--targets {shown}: {e}"))?;
+        if !meta.is_file() || meta.len() > MAX_TARGETS_FILE {
+            return Err(format!(
+                "--targets {shown}: not a targets file (a TOML file under 64 KiB)"
+            ));
+        }
+        let text = std::fs::read_to_string(path).map_err(|e| format!("--targets {shown}: {e}"))?;
+        let file: TargetsFile = toml::from_str(&text).map_err(|e| {
+            format!(
+                "--targets {shown}: {} (give [roles.NAME] tables of target and description)",
+                e.message()
+            )
+        })?;
+        for (role, m) in file.roles {
+            self.add(&role, m)?;
+        }
+        Ok(())
+    }
+
+    fn add(&mut self, role: &str, m: Mapped) -> Result<(), String> {
+        if m.target.trim().is_empty() {
+            return Err(format!("role {role}: an empty target"));
+        }
+        if self.roles.insert(role.to_string(), m).is_some() {
+            return Err(format!("role {role} is mapped twice; map each role once"));
+        }
+        Ok(())
+    }
+
+    /// Every mapped role is one the study names, and no two roles share a target.
+    pub fn check(&self, study: &Study) -> Result<(), String> {
+        for role in self.roles.keys() {
+            if !study.roles.contains_key(role) {
+                let known = study.roles.keys().cloned().collect::<Vec<_>>();
+                return Err(if known.is_empty() {
+                    format!(
+                        "study {} has no roles to map (--target {role}=...)",
+                        study.name
+                    )
+                } else {
+                    format!(
+                        "study {} has no role '{role}' (its roles: {}; see 'sharebench study roles {}')",
+                        study.name,
+                        known.join(", "),
+                        study.name
+                    )
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What a step measures in a run: its targets with the names its records take (the
+/// roles, or the targets themselves), whether the lab must be up for it; or why it is not
+/// run.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Play {
+    Run {
+        names: Vec<String>,
+        targets: Vec<String>,
+        lab: bool,
+    },
+    NotRun(String),
+}
+
+/// `step` under `mapping`; `line_targets` are the targets its run line names itself (with
+/// the scale's values in place).
+pub fn play(study: &Study, step: &Step, line_targets: &[String], mapping: &Mapping) -> Play {
+    if step.targets.is_empty() {
+        let lab = step.lab.is_some()
+            || step.action.is_some()
+            || step.clients.is_some()
+            || (study.lab.is_some() && step.run.is_none())
+            || line_targets.iter().any(|t| t.starts_with("lab:"));
+        if lab && !mapping.uses_lab() {
+            return Play::NotRun(
+                "it needs the lab (its targets, a lab action or the lab's client hosts); add --with-lab to run it".into(),
+            );
+        }
+        return Play::Run {
+            names: line_targets.to_vec(),
+            targets: line_targets.to_vec(),
+            lab,
+        };
+    }
+    let mut targets = Vec::new();
+    let mut missing = Vec::new();
+    let mut lab = step.clients.is_some_and(|n| n > 1);
+    for role in &step.targets {
+        let default = study.roles.get(role).and_then(|r| r.lab.as_deref());
+        match (mapping.roles.get(role), default) {
+            (Some(m), _) => targets.push(m.target.clone()),
+            (None, Some(l)) if mapping.uses_lab() => {
+                targets.push(l.to_string());
+                lab = true;
+            }
+            (None, d) => missing.push((role.as_str(), d.is_some())),
+        }
+    }
+    if missing.is_empty() {
+        return Play::Run {
+            names: step.targets.clone(),
+            targets,
+            lab,
+        };
+    }
+    let maps: Vec<String> = missing
+        .iter()
+        .map(|(r, _)| format!("--target {r}=..."))
+        .collect();
+    let or_lab = if missing.iter().all(|(_, has_default)| *has_default) {
+        " (or add --with-lab for the lab's)"
+    } else if mapping.uses_lab() {
+        " (the lab has none)"
+    } else {
+        ""
+    };
+    Play::NotRun(format!("map {} to run it{or_lab}", maps.join(" and ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const STUDY: &str = r#"
+name = "t"
+title = "T"
+seed = "s.txt"
+question = "Q?"
+about = "A"
+[roles.linux]
+about = "a Linux NFS server"
+maps_to = "a directory on its mount"
+lab = "lab:nfs3"
+[roles.windows]
+about = "a Windows NFS server"
+maps_to = "a directory on its mount"
+[scales.tiny]
+minutes = 1
+vars = {}
+[[steps]]
+id = "both"
+title = "B"
+targets = ["linux", "windows"]
+run = "-i write"
+[[steps]]
+id = "lab-only"
+title = "L"
+run = "lab:smb -i write"
+[[steps]]
+id = "local"
+title = "D"
+run = "/tmp -i write"
+"#;
+
+    fn steps() -> (Study, Vec<Vec<String>>) {
+        let s = Study::parse(STUDY).unwrap();
+        let lines = vec![vec![], vec!["lab:smb".into()], vec!["/tmp".into()]];
+        (s, lines)
+    }
+
+    fn plays(m: &Mapping) -> Vec<Play> {
+        let (s, lines) = steps();
+        s.steps
+            .iter()
+            .zip(&lines)
+            .map(|(st, l)| play(&s, st, l, m))
+            .collect()
+    }
+
+    #[test]
+    fn without_a_mapping_the_lab_plays_what_it_can() {
+        let p = plays(&Mapping::default());
+        assert_eq!(
+            p[0],
+            Play::NotRun("map --target windows=... to run it (the lab has none)".into())
+        );
+        assert!(matches!(&p[1], Play::Run { lab: true, .. }));
+        assert!(matches!(&p[2], Play::Run { lab: false, .. }));
+    }
+
+    #[test]
+    fn mapped_roles_run_on_the_users_targets_under_the_roles_names() {
+        let mut m = Mapping::default();
+        m.add_arg("windows=/mnt/win").unwrap();
+        m.add_arg("linux=/mnt/lin").unwrap();
+        let p = plays(&m);
+        assert_eq!(
+            p[0],
+            Play::Run {
+                names: vec!["linux".into(), "windows".into()],
+                targets: vec!["/mnt/lin".into(), "/mnt/win".into()],
+                lab: false,
+            }
+        );
+        // The lab's own step is not run with a mapping, unless the lab is asked for.
+        assert!(matches!(&p[1], Play::NotRun(w) if w.contains("--with-lab")));
+        assert!(matches!(&p[2], Play::Run { .. }));
+        m.with_lab = true;
+        assert!(matches!(&plays(&m)[1], Play::Run { lab: true, .. }));
+    }
+
+    #[test]
+    fn an_unmapped_role_takes_its_lab_default_only_with_the_lab() {
+        let mut m = Mapping::default();
+        m.add_arg("windows=/mnt/win").unwrap();
+        assert_eq!(
+            plays(&m)[0],
+            Play::NotRun(
+                "map --target linux=... to run it (or add --with-lab for the lab's)".into()
+            )
+        );
+        m.with_lab = true;
+        assert_eq!(
+            plays(&m)[0],
+            Play::Run {
+                names: vec!["linux".into(), "windows".into()],
+                targets: vec!["lab:nfs3".into(), "/mnt/win".into()],
+                lab: true,
+            }
+        );
+    }
+
+    #[test]
+    fn bad_mappings_are_one_line_errors() {
+        let (s, _) = steps();
+        let mut m = Mapping::default();
+        for bad in ["windows", "=x", "windows="] {
+            assert!(m.add_arg(bad).unwrap_err().contains("ROLE=TARGET"), "{bad}");
+        }
+        m.add_arg("windows=/a").unwrap();
+        assert!(m
+            .add_arg("windows=/b")
+            .unwrap_err()
+            .contains("mapped twice"));
+        m.add_arg("mac=/c").unwrap();
+        let e = m.check(&s).unwrap_err();
+        assert!(
+            e.contains("no role 'mac'") && e.contains("linux, windows"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_targets_file_maps_roles_with_their_descriptions() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t.toml");
+        std::fs::write(
+            &p,
+            "[roles.windows]\ntarget = \"/mnt/win\"\ndescription = \"Windows Server 2022, NTFS\"\n",
+        )
+        .unwrap();
+        let mut m = Mapping::default();
+        m.add_file(&p).unwrap();
+        assert_eq!(
+            m.roles["windows"].description.as_deref(),
+            Some("Windows Server 2022, NTFS")
+        );
+        std::fs::write(&p, "[roles.windows]\ntraget = \"/x\"\n").unwrap();
+        let e = Mapping::default().add_file(&p).unwrap_err();
+        assert!(e.contains("traget"), "{e}");
+        let e = Mapping::default()
+            .add_file(Path::new("/dev/zero"))
+            .unwrap_err();
+        assert!(e.contains("not a targets file"), "{e}");
+    }
+}
