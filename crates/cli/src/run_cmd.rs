@@ -201,6 +201,11 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE", hide = true)]
     pub plan_file: Option<PathBuf>,
 
+    /// The names the records give the targets, one each, comma-separated: a study's roles,
+    /// for the ranks of a multi-client step (not for people: hidden)
+    #[arg(long, value_name = "NAMES", value_delimiter = ',', hide = true)]
+    pub target_names: Vec<String>,
+
     /// Seed of the random orders and the verify pattern
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -755,7 +760,7 @@ pub fn main(mut args: RunArgs, cluster: Option<&dyn session::Cluster>) -> CliRes
     let spec = SessionSpec {
         plan: &plan,
         targets: &args.targets,
-        names: &[],
+        names: &args.target_names,
         out: args.out.clone(),
         command_line: std::env::args().collect(),
         carried: Vec::new(),

@@ -120,6 +120,14 @@ fn every_study_runs_reports_resumes_and_leaves_no_lab() {
         let st = state(&out);
         assert_eq!(st["outcome"], "complete", "{st}");
         for step in st["steps"].as_array().unwrap() {
+            // Only a step of a role the lab cannot play (a Windows server) is not run.
+            if step["status"] == "not-run" {
+                assert!(
+                    step["error"].as_str().unwrap().contains("--target"),
+                    "{step}"
+                );
+                continue;
+            }
             assert_eq!(step["status"], "complete", "{step}");
             let dir = out.join("steps").join(step["id"].as_str().unwrap());
             // A step that alternates has a run directory per block.

@@ -383,11 +383,14 @@ fn a_study_runs_on_the_users_own_targets_in_the_roles_they_map() {
             "{line}"
         );
     }
+    // The headline is the mapped servers' comparison, the lab's step not being run.
+    let headline = text
+        .lines()
+        .take_while(|l| !l.starts_with("Claims:"))
+        .last()
+        .unwrap_or_default();
     assert!(
-        text.contains("linux-server is faster than windows-server")
-            || text.contains("windows-server is faster than linux-server")
-            || text.contains("linux-server nor windows-server")
-            || text.contains("linux-server and windows-server are equivalent"),
+        headline.contains("linux-server") && headline.contains("windows-server"),
         "no headline on the two servers: {text}"
     );
     assert_eq!(

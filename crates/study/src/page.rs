@@ -99,23 +99,28 @@ pub fn headline(v: &RunView) -> Option<String> {
     let (ans, an) = answer_of(v)?;
     // Every cell of every operation, compared as the claims compare them: replicates are
     // the repetitions measured side by side.
-    let mut all = Vec::new();
-    for op in &an.ops {
-        let (Some(ca), Some(cb)) = (op.cells.get(&ans.a), op.cells.get(&ans.b)) else {
-            continue;
-        };
-        all.extend(compare::compare_cells(ca, cb, an.threshold_pct).into_values());
-    }
-    let o = compare::overall(all.iter(), an.threshold_pct);
+    let overall = |a: &str, b: &str| {
+        let mut all = Vec::new();
+        for op in &an.ops {
+            let (Some(ca), Some(cb)) = (op.cells.get(a), op.cells.get(b)) else {
+                continue;
+            };
+            all.extend(compare::compare_cells(ca, cb, an.threshold_pct).into_values());
+        }
+        compare::overall(all.iter(), an.threshold_pct)
+    };
+    let mut o = overall(&ans.a, &ans.b);
     if o.cells == 0 {
         return None;
     }
-    let (winner, loser, r, ci) = if o.geo_ratio >= 1.0 {
-        (&ans.a, &ans.b, o.geo_ratio, o.ci)
+    // Told from the faster one's side: its ratio, and its cells counted as faster.
+    let (winner, loser) = if o.geo_ratio >= 1.0 {
+        (&ans.a, &ans.b)
     } else {
-        let inverse = o.ci.map(|(lo, hi)| (1.0 / hi, 1.0 / lo));
-        (&ans.b, &ans.a, 1.0 / o.geo_ratio, inverse)
+        o = overall(&ans.b, &ans.a);
+        (&ans.b, &ans.a)
     };
+    let (r, ci) = (o.geo_ratio, o.ci);
     // CPU time over measured time, all cells together: the servers' CPU is read in clock
     // ticks (10 ms), too coarse for a median of millisecond measurements.
     let records = &v.run.steps.get(&ans.step)?.records;
@@ -145,19 +150,13 @@ pub fn headline(v: &RunView) -> Option<String> {
             compare::change_with_ci(r, ci),
         ),
         compare::Verdict::Equivalent => format!(
-            "{} and {} are equivalent within ±{}%: {} over every operation ({evidence})",
-            ans.a,
-            ans.b,
+            "{winner} and {loser} are equivalent within ±{}%: {} over every operation ({evidence})",
             an.threshold_pct,
-            compare::change_with_ci(o.geo_ratio, o.ci),
+            compare::change_with_ci(r, ci),
         ),
         _ => format!(
-            "Neither {} nor {} is decided faster overall: {} vs {} differs by {} ({evidence})",
-            ans.a,
-            ans.b,
-            ans.a,
-            ans.b,
-            compare::change_with_ci(o.geo_ratio, o.ci),
+            "Neither {winner} nor {loser} is decided faster overall: {winner} vs {loser} differs by {} ({evidence})",
+            compare::change_with_ci(r, ci),
         ),
     };
     for label in [&ans.a, &ans.b] {

@@ -196,6 +196,11 @@ pub fn play(study: &Study, step: &Step, line_targets: &[String], mapping: &Mappi
         }
     }
     if missing.is_empty() {
+        if lab && !mapping.uses_lab() {
+            return Play::NotRun(
+                "it runs on the lab's client hosts (lab mpirun); add --with-lab to run it".into(),
+            );
+        }
         return Play::Run {
             names: step.targets.clone(),
             targets,
@@ -317,6 +322,26 @@ run = "/tmp -i write"
                 lab: true,
             }
         );
+    }
+
+    #[test]
+    fn a_step_on_the_labs_client_hosts_needs_the_lab_even_when_mapped() {
+        let text = STUDY.replace(
+            "targets = [\"linux\", \"windows\"]",
+            "targets = [\"linux\", \"windows\"]\nclients = 3",
+        );
+        let s = Study::parse(&text).unwrap();
+        let mut m = Mapping::default();
+        m.add_arg("windows=/mnt/win").unwrap();
+        m.add_arg("linux=/mnt/lin").unwrap();
+        assert!(
+            matches!(play(&s, &s.steps[0], &[], &m), Play::NotRun(w) if w.contains("lab mpirun"))
+        );
+        m.with_lab = true;
+        assert!(matches!(
+            play(&s, &s.steps[0], &[], &m),
+            Play::Run { lab: true, .. }
+        ));
     }
 
     #[test]

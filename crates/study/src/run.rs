@@ -308,6 +308,10 @@ fn run_multi_client(n: u32, r: &StepRun, sdir: &Path) -> CliResult<StepStatus> {
     let mut args: Vec<String> = vec!["lab".into(), "mpirun".into(), "--np".into(), n.to_string()];
     args.extend(["run".into(), "--plan-file".into()]);
     args.push(plan_path.display().to_string());
+    if r.names != r.targets {
+        args.push("--target-names".into());
+        args.push(r.names.join(","));
+    }
     args.extend(r.targets.iter().cloned());
     args.push("--out".into());
     args.push(sdir.display().to_string());

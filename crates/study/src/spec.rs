@@ -660,12 +660,6 @@ impl Study {
                     return Err(format!("step '{}' names role '{role}' twice", step.id));
                 }
             }
-            if !step.targets.is_empty() && step.clients.is_some_and(|n| n > 1) {
-                return Err(format!(
-                    "step '{}': a step on several clients names its targets in its run line, not as roles",
-                    step.id
-                ));
-            }
             if !step.targets.is_empty() && (step.run.is_none() || step.action.is_some()) {
                 return Err(format!(
                     "step '{}': a step of roles needs a run line, and no lab action",
