@@ -10,7 +10,7 @@ use crate::session;
 use clap::{Args, Parser, Subcommand};
 use sharebench_core::plan::Plan;
 use sharebench_core::safe_dir::SafeDir;
-use sharebench_study::roles::Mapping;
+use sharebench_study::roles::{Given, Mapping};
 use sharebench_study::run::{Prepared, StepPlan};
 use sharebench_study::spec::{Scale, Step, Study};
 use sharebench_study::state::{self, RunState};
@@ -82,6 +82,11 @@ pub struct StudyRunArgs {
     /// can (needs root)
     #[arg(long)]
     pub with_lab: bool,
+    /// Your command for what the lab does itself on your system, run through sh -c with a
+    /// time limit, its output kept in the study directory: failover (take a replica down
+    /// mid-run) and restore (bring it back; return once in sync); repeatable
+    #[arg(long = "hook", value_name = "NAME=COMMAND")]
+    pub hooks: Vec<String>,
 }
 
 pub fn main(args: StudyArgs) -> CliResult<()> {
@@ -118,8 +123,13 @@ fn roles(name: &str) -> CliResult<()> {
 /// The roles the user maps (`--target`, `--targets`), each a study's, each target one
 /// that opens: refused in one line before anything runs.
 fn mapping(a: &StudyRunArgs, study: &Study) -> CliResult<Mapping> {
-    let m = Mapping::given(&a.targets, a.targets_file.as_deref(), a.with_lab, study)
-        .map_err(CliError::usage)?;
+    let given = Given {
+        targets: &a.targets,
+        file: a.targets_file.as_deref(),
+        hooks: &a.hooks,
+        with_lab: a.with_lab,
+    };
+    let m = Mapping::given(given, study).map_err(CliError::usage)?;
     for (role, t) in &m.roles {
         sharebench_backends::open_target(&t.target)
             .map_err(|e| CliError::usage(format!("--target {role}: {e}")))?;

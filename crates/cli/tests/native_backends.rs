@@ -130,6 +130,8 @@ fn sh_ok(cmd: &str, args: &[&str]) {
 /// NFS-Ganesha exporting a scratch directory on 127.0.0.1 (NFSv3 and v4), with rpcbind.
 /// Fields drop in order: Ganesha first, then the rpcbind this test started, then the dirs.
 struct Ganesha {
+    /// The server's process, which the failover hook below stops and lets go on.
+    pid: u32,
     _daemon: Daemon,
     _rpcbind: Option<Daemon>,
     export: PathBuf,
@@ -208,6 +210,7 @@ impl Ganesha {
                     })
         });
         Ganesha {
+            pid: daemon.child.id(),
             _daemon: daemon,
             _rpcbind: rpcbind,
             export,
@@ -587,6 +590,58 @@ fn nfs_every_operation_verifies_against_ganesha() {
     assert!(recs
         .iter()
         .any(|r| r["target"] == "linux-server" && r["client"] == "libnfs-nfs3"));
+    assert_no_workdir(&g.export);
+
+    // The main job's failover step on this server outside the lab: the user's hooks stand
+    // in for the lab's. The failover hook stops the test's own server by PID for a second
+    // and lets it go on (an outage the run rides through); the restore hook checks that it
+    // is back. Both run, their output is kept, and the step's figures are the lab's.
+    let pid = g.pid;
+    let hooked = out.path().join("hooked");
+    let o = run_env(
+        &[
+            "study",
+            "run",
+            "dfs-nfs-vs-smb",
+            "--scale",
+            "tiny",
+            "--target",
+            &format!("replicated={}", g.v3_url()),
+            "--hook",
+            &format!("failover=kill -STOP {pid} && sleep 1 && kill -CONT {pid} && echo paused"),
+            "--hook",
+            &format!("restore=kill -0 {pid} && echo back"),
+            "--out",
+            hooked.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("step matrix: not run: map --target nfs=..."),
+        "{}",
+        stdout(&o)
+    );
+    let st: Value = serde_json::from_slice(&fs::read(hooked.join("study.json")).unwrap()).unwrap();
+    let figure = |name: &str| {
+        st["measurements"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["name"] == name)
+            .unwrap_or_else(|| panic!("no figure {name}: {st}"))
+            .clone()
+    };
+    assert!(figure("crash-at")["note"]
+        .as_str()
+        .unwrap()
+        .contains("failover hook"));
+    assert_eq!(figure("verify-failures")["value"], 0.0, "{st}");
+    assert!(figure("measurements-ok")["value"].as_f64().unwrap() > 0.0);
+    let log =
+        |name: &str| fs::read_to_string(hooked.join(format!("steps/failover.hook-{name}.log")));
+    assert_eq!(log("failover").unwrap(), "paused\n");
+    assert_eq!(log("restore").unwrap(), "back\n");
     assert_no_workdir(&g.export);
 }
 

@@ -473,6 +473,9 @@ fn bad_mappings_are_refused_before_anything_runs() {
         ),
         ("--target=windows-server", "ROLE=TARGET"),
         ("--with-lab", "map a role"),
+        ("--hook=reboot=true", "no such hook (known: failover"),
+        ("--hook=failover=true", "map a role"),
+        ("--hook=failover", "NAME=COMMAND"),
     ] {
         let r = run(&[
             "study",

@@ -19,20 +19,20 @@ const HEAL_LIMIT: Duration = Duration::from_secs(300);
 /// Block size of the scattered change.
 const BLOCK: u64 = 64 << 10;
 
-/// When the crash happened, relative to when the crash thread started waiting, and how
-/// many processes died.
+/// When the crash happened, relative to when the crash thread started waiting, and what
+/// it did ("6 processes of replica2 killed").
 pub struct Crash {
     pub at_s: f64,
-    pub killed: usize,
+    pub what: String,
 }
 
-/// Waits until the run has taken `after` records (or ended), then kills every process
-/// of `host`.
+/// Waits until the run has taken `after` records (or ended), then crashes the replica:
+/// `crash` returns what it did.
 pub fn crash_after(
-    host: &str,
     after: u64,
     taken: &AtomicU64,
     done: &AtomicBool,
+    crash: impl FnOnce() -> Result<String, String>,
 ) -> Result<Crash, String> {
     let start = Instant::now();
     while taken.load(Ordering::SeqCst) < after {
@@ -43,11 +43,28 @@ pub fn crash_after(
         }
         std::thread::sleep(Duration::from_millis(5));
     }
-    let killed = sharebench_lab::crash(host).map_err(|e| format!("{e:#}"))?;
+    let what = crash()?;
     Ok(Crash {
         at_s: start.elapsed().as_secs_f64(),
-        killed: killed.len(),
+        what,
     })
+}
+
+/// The lab's crash: every process of `host` killed.
+pub fn kill_host(host: &str) -> Result<String, String> {
+    let killed = sharebench_lab::crash(host).map_err(|e| format!("{e:#}"))?;
+    Ok(format!("{} processes of {host} killed", killed.len()))
+}
+
+/// The lab's recovery: `host` restarted and the replicated volume healed; returns what
+/// the recovery figure measured.
+pub fn restart_and_heal(host: &str) -> CliResult<String> {
+    sharebench_lab::restart(host)
+        .map_err(|e| CliError::failed(format!("restart {host}: {e:#}")))?;
+    wait_for_heal()?;
+    Ok(format!(
+        "from restarting {host} until gluster heal info reports nothing pending"
+    ))
 }
 
 fn m(step: &str, name: &str, value: f64, unit: &str, note: String) -> Measurement {
@@ -83,12 +100,13 @@ fn wait_for_heal() -> CliResult<f64> {
     }
 }
 
-/// After a failover run: restarts `host`, times the heal, and sums up the run's records.
+/// After a failover run: the replica brought back (`recover`, timed: the recovery
+/// figure; it says what it measured), and the run's records summed up.
 pub fn after_failover(
     step: &str,
-    host: &str,
     crash: Result<Crash, String>,
     records: &[Record],
+    recover: impl FnOnce() -> CliResult<String>,
 ) -> CliResult<Vec<Measurement>> {
     let crash = crash.map_err(|e| CliError::failed(format!("failover: {e}")))?;
     let ok = records.iter().filter(|r| r.status == Status::Ok).count();
@@ -101,17 +119,9 @@ pub fn after_failover(
         .filter(|r| r.status == Status::VerifyFailed)
         .count();
     let restarted = Instant::now();
-    sharebench_lab::restart(host)
-        .map_err(|e| CliError::failed(format!("restart {host}: {e:#}")))?;
-    wait_for_heal()?;
+    let how = recover()?;
     Ok(vec![
-        m(
-            step,
-            "crash-at",
-            crash.at_s,
-            "s",
-            format!("{} processes of {host} killed", crash.killed),
-        ),
+        m(step, "crash-at", crash.at_s, "s", crash.what),
         m(
             step,
             "measurements-ok",
@@ -125,7 +135,7 @@ pub fn after_failover(
             "recovery",
             restarted.elapsed().as_secs_f64(),
             "s",
-            format!("from restarting {host} until gluster heal info reports nothing pending"),
+            how,
         ),
     ])
 }

@@ -12,6 +12,7 @@
 pub mod actions;
 pub mod catalogue;
 pub mod check;
+pub mod hooks;
 pub mod lab_guard;
 pub mod page;
 pub mod roles;

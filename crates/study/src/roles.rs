@@ -30,6 +30,18 @@ pub struct Mapping {
     /// (`--with-lab`).
     #[serde(default)]
     pub with_lab: bool,
+    /// The user's commands for what the lab does itself (`--hook NAME=COMMAND`; `hooks`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub hooks: BTreeMap<String, String>,
+}
+
+/// What the user gave on the command line: `--target`s, a `--targets` file, `--hook`s
+/// and `--with-lab`.
+pub struct Given<'a> {
+    pub targets: &'a [String],
+    pub file: Option<&'a Path>,
+    pub hooks: &'a [String],
+    pub with_lab: bool,
 }
 
 /// `--targets FILE.toml`: one `[roles.NAME]` table (`target`, `description`) per role.
@@ -54,24 +66,30 @@ impl Mapping {
 
     /// The mapping a user gives: `--target ROLE=TARGET`s, a `--targets` file, and
     /// `--with-lab`; every role one of `study`'s.
-    pub fn given(
-        args: &[String],
-        file: Option<&Path>,
-        with_lab: bool,
-        study: &Study,
-    ) -> Result<Mapping, String> {
+    pub fn given(given: Given, study: &Study) -> Result<Mapping, String> {
         let mut m = Mapping {
-            with_lab,
+            with_lab: given.with_lab,
             ..Mapping::default()
         };
-        for a in args {
+        for a in given.targets {
             m.add_arg(a)?;
         }
+        for h in given.hooks {
+            let (name, command) = h
+                .split_once('=')
+                .filter(|(n, c)| !n.is_empty() && !c.trim().is_empty())
+                .ok_or_else(|| format!("--hook {h}: give NAME=COMMAND"))?;
+            crate::hooks::check_name(name)?;
+            if m.hooks.insert(name.into(), command.into()).is_some() {
+                return Err(format!("--hook {name} is given twice"));
+            }
+        }
+        let file = given.file;
         if let Some(f) = file {
             m.add_file(f)?;
         }
-        if m.is_empty() && with_lab {
-            return Err("--with-lab: map a role with --target or --targets first (without any, the lab plays every role)".into());
+        if m.is_empty() && (given.with_lab || !m.hooks.is_empty()) {
+            return Err("--with-lab and --hook: map a role with --target or --targets first (without any, the lab plays every role)".into());
         }
         m.check(study)?;
         Ok(m)
@@ -196,6 +214,21 @@ pub fn play(study: &Study, step: &Step, line_targets: &[String], mapping: &Mappi
         }
     }
     if missing.is_empty() {
+        if step.action.is_some() && !lab {
+            // The user's system: the lab's action becomes the user's hooks.
+            let needed = ["failover", "restore"];
+            let absent: Vec<String> = needed
+                .iter()
+                .filter(|h| !mapping.hooks.contains_key(**h))
+                .map(|h| format!("--hook {h}=..."))
+                .collect();
+            if !absent.is_empty() {
+                return Play::NotRun(format!(
+                    "its failover needs the lab or your commands: give {}",
+                    absent.join(" and ")
+                ));
+            }
+        }
         if lab && !mapping.uses_lab() {
             return Play::NotRun(
                 "it runs on the lab's client hosts (lab mpirun); add --with-lab to run it".into(),

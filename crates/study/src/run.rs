@@ -131,6 +131,7 @@ pub fn run(p: Prepared, out: &mut dyn Write) -> CliResult<()> {
     } = p;
     assert_eq!(runs.len(), study.steps.len(), "one run (or none) per step");
     let started = Instant::now();
+    let hooks = st.mapping.hooks.clone();
     let mut lab = LabGuard::new(study, scale);
     let base_needs = study.lab.clone().unwrap_or_default();
     let blocks = scale.blocks();
@@ -161,12 +162,7 @@ pub fn run(p: Prepared, out: &mut dyn Write) -> CliResult<()> {
             .position(|s| s.id == step.id)
             .expect("a unit is one of the study's steps");
         if let StepPlan::NotRun(why) = &runs[k] {
-            let _ = writeln!(out, "study: step {}: not run: {why}", step.id);
-            if let Some(s) = st.step_mut(&step.id) {
-                s.status = StepStatus::NotRun;
-                s.error = Some(why.clone());
-            }
-            st.save(&dir).map_err(CliError::failed)?;
+            not_run(&step.id, why, &mut st, &dir, out)?;
             continue;
         }
         let sdir = match unit.block {
@@ -204,6 +200,7 @@ pub fn run(p: Prepared, out: &mut dyn Write) -> CliResult<()> {
                 sdir: &sdir,
                 earlier: earlier.as_deref(),
                 vars: &scale.var_texts(),
+                hooks: &hooks,
             };
             run_step(step, step_run, at, &mut st, out)
         })();
@@ -239,6 +236,22 @@ pub fn run(p: Prepared, out: &mut dyn Write) -> CliResult<()> {
     }
     lab.down(out);
     conclude(&dir, &mut st, stopped, started, out)
+}
+
+/// A step this run does not run: said, and kept in the state with why.
+fn not_run(
+    id: &str,
+    why: &str,
+    st: &mut RunState,
+    dir: &Path,
+    out: &mut dyn Write,
+) -> CliResult<()> {
+    let _ = writeln!(out, "study: step {id}: not run: {why}");
+    if let Some(s) = st.step_mut(id) {
+        s.status = StepStatus::NotRun;
+        s.error = Some(why.to_string());
+    }
+    st.save(dir).map_err(CliError::failed)
 }
 
 /// Ends a study run: its outcome saved, a report written and summed up, and the exit.
@@ -331,12 +344,54 @@ fn run_multi_client(n: u32, r: &StepRun, sdir: &Path) -> CliResult<StepStatus> {
     }
 }
 
-/// Where a step runs: its directory, the cut-off attempt kept from before (if any), and
-/// the scale's values (an action's sizes may be variables).
+/// Where a step runs: its directory, the cut-off attempt kept from before (if any), the
+/// scale's values (an action's sizes may be variables) and the user's hooks.
 struct StepAt<'a> {
     sdir: &'a Path,
     earlier: Option<&'a Path>,
     vars: &'a BTreeMap<String, String>,
+    hooks: &'a BTreeMap<String, String>,
+}
+
+/// Who takes a replica down mid-run and brings it back: the lab (kills and restarts
+/// `host`, waits for the heal), or on the user's system their `failover` and `restore`
+/// hooks, whose output is kept beside the step's directory (`ID.hook-NAME.log`).
+enum Failover {
+    Lab {
+        host: String,
+    },
+    Hooks {
+        hooks: BTreeMap<String, String>,
+        sdir: PathBuf,
+    },
+}
+
+impl Failover {
+    fn hook(hooks: &BTreeMap<String, String>, sdir: &Path, name: &str) -> Result<f64, String> {
+        let command = hooks
+            .get(name)
+            .ok_or_else(|| format!("no --hook {name}=... given"))?;
+        let step = sdir.file_name().unwrap_or_default().to_string_lossy();
+        let log = sdir.with_file_name(format!("{step}.hook-{name}.log"));
+        crate::hooks::run(name, command, &log, crate::hooks::LIMIT)
+    }
+
+    fn crash(&self) -> Result<String, String> {
+        match self {
+            Failover::Lab { host } => actions::kill_host(host),
+            Failover::Hooks { hooks, sdir } => Self::hook(hooks, sdir, "failover")
+                .map(|s| format!("the failover hook ran ({s:.1} s)")),
+        }
+    }
+
+    fn recover(&self) -> CliResult<String> {
+        match self {
+            Failover::Lab { host } => actions::restart_and_heal(host),
+            Failover::Hooks { hooks, sdir } => Self::hook(hooks, sdir, "restore")
+                .map(|_| "from starting the restore hook until it returned".into())
+                .map_err(CliError::failed),
+        }
+    }
 }
 
 /// Runs one step: its run (in a thread of its own, beside the failover's if it has one),
@@ -387,15 +442,24 @@ fn run_step(
         Some(Action::Failover {
             host,
             after_records,
-        }) => Some((host.clone(), *after_records)),
+        }) => {
+            let by = match r.lab {
+                true => Failover::Lab { host: host.clone() },
+                false => Failover::Hooks {
+                    hooks: at.hooks.clone(),
+                    sdir: at.sdir.to_path_buf(),
+                },
+            };
+            Some((by, *after_records))
+        }
         _ => None,
     };
     let done = AtomicBool::new(false);
     let taken = AtomicU64::new(0);
     let (result, fault) = std::thread::scope(|scope| {
-        let fault = failover
-            .as_ref()
-            .map(|(host, after)| scope.spawn(|| actions::crash_after(host, *after, &taken, &done)));
+        let fault = failover.as_ref().map(|(by, after)| {
+            scope.spawn(|| actions::crash_after(*after, &taken, &done, || by.crash()))
+        });
         let result = scope
             .spawn(|| {
                 session::execute(
@@ -422,8 +486,8 @@ fn run_step(
         (result, fault)
     });
     let result = result?;
-    if let (Some((host, _)), Some(fault)) = (&failover, fault) {
-        let found = actions::after_failover(&step.id, host, fault, &result.records)?;
+    if let (Some((by, _)), Some(fault)) = (&failover, fault) {
+        let found = actions::after_failover(&step.id, fault, &result.records, || by.recover())?;
         st.measurements.extend(found);
     }
     let s = &result.summary;

@@ -660,9 +660,10 @@ impl Study {
                     return Err(format!("step '{}' names role '{role}' twice", step.id));
                 }
             }
-            if !step.targets.is_empty() && (step.run.is_none() || step.action.is_some()) {
+            let traffic = matches!(step.action, Some(Action::ReplicationTraffic { .. }));
+            if !step.targets.is_empty() && (step.run.is_none() || traffic) {
                 return Err(format!(
-                    "step '{}': a step of roles needs a run line, and no lab action",
+                    "step '{}': a step of roles needs a run line, and no replication-traffic action",
                     step.id
                 ));
             }
