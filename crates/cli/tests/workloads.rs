@@ -72,9 +72,12 @@ fn metadata_sweep_and_every_basic_test_on_tmpfs() {
         ("test5", "read-buffered"),
         ("test5", "read-uncached"),
         ("test6", "readdir"),
+        ("test6", "unlink"),
         ("test7", "rename"),
+        ("test7", "getattr"),
         ("test7", "link"),
         ("test8", "symlink"),
+        ("test8", "getattr"),
         ("test8", "readlink"),
         ("test9", "statfs"),
     ] {
@@ -110,6 +113,24 @@ fn metadata_sweep_and_every_basic_test_on_tmpfs() {
     assert!(!recs
         .iter()
         .any(|r| r["test"] == "test5" && r["op"] == "whole-test"));
+    // test6 as cthon04 runs it: the directory shrinks by one file a pass, each pass
+    // followed by the removal of one file (200 passes over 200 files by default).
+    let test6 = |op: &str| {
+        recs.iter()
+            .filter(|r| r["test"] == "test6" && r["op"] == op)
+            .map(|r| r["count"].as_u64().unwrap())
+            .collect::<Vec<_>>()
+    };
+    assert!(!test6("readdir").is_empty());
+    assert_eq!(test6("readdir"), test6("unlink"));
+    // test7's five stats per rename and link, cthon04's.
+    let count = |test: &str, op: &str| {
+        recs.iter()
+            .find(|r| r["test"] == test && r["op"] == op)
+            .map(|r| r["count"].as_u64().unwrap())
+            .unwrap()
+    };
+    assert_eq!(count("test7", "getattr"), 5 * count("test7", "rename"));
     let reads: Vec<&Value> = recs.iter().filter(|r| r["op"] == "read-uncached").collect();
     assert_eq!(reads.len(), 4);
     assert!(reads

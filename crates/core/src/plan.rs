@@ -695,6 +695,13 @@ impl MetadataParams {
         if self.io_size == 0 || !self.io_size.is_multiple_of(4096) {
             return Err("the test5 transfer size must be a multiple of 4 KiB".into());
         }
+        if self.readdir_rounds > self.readdir_files {
+            // cthon04's test6 removes a file after each pass: no more passes than files.
+            return Err(format!(
+                "test6 reads its directory {} times but holds {} files; at most one pass per file",
+                self.readdir_rounds, self.readdir_files
+            ));
+        }
         Ok(())
     }
 

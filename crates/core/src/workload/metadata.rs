@@ -126,15 +126,8 @@ fn make_files(b: &dyn Backend, dir: &str, prefix: &str, n: u64) -> io::Result<()
     Ok(())
 }
 
-fn remove_files(b: &dyn Backend, dir: &str, prefix: &str, n: u64) -> io::Result<()> {
-    for i in 0..n {
-        b.unlink(&format!("{dir}/{prefix}{i}"))?;
-    }
-    Ok(())
-}
-
-/// test4: `files` files; `rounds` times each: chmod 0, stat (mode must be 0), chmod 0666,
-/// stat (mode must be 0666).
+/// test4: on each of `files` files (made beforehand), `rounds` times: chmod 0, stat (mode
+/// must be 0), chmod 0666, stat (mode must be 0666).
 pub fn test4(
     b: &dyn Backend,
     dir: &str,
@@ -143,7 +136,7 @@ pub fn test4(
     m: &mut Meter,
     cancel: &AtomicBool,
 ) -> Result<(), PassError> {
-    each_file_each_round(b, dir, files, rounds, cancel, |i| {
+    each_file_each_round(files, rounds, cancel, |i| {
         let p = format!("{dir}/{FNAME}{i}");
         let round = (|| -> Result<(), PassError> {
             for mode in [0o000, 0o666] {
@@ -167,24 +160,41 @@ pub fn test4(
     })
 }
 
-/// The shape of tests 4 and 7: `files` files made, `each` run on every one of them (by
-/// number) `rounds` times, the files removed.
+/// The shape of tests 4 and 7: `each` run on every one of `files` files (by number)
+/// `rounds` times. The files are made before the test and removed after it, untimed, as
+/// cthon04 makes them before its timer starts (`prepared_files`).
 fn each_file_each_round(
-    b: &dyn Backend,
-    dir: &str,
     files: u64,
     rounds: u64,
     cancel: &AtomicBool,
     mut each: impl FnMut(u64) -> Result<(), PassError>,
 ) -> Result<(), PassError> {
-    make_files(b, dir, FNAME, files)?;
     for _ in 0..rounds {
         for i in 0..files {
             check(cancel)?;
             each(i)?;
         }
     }
-    remove_files(b, dir, FNAME, files)?;
+    Ok(())
+}
+
+/// The `file.N` files a test works on, made before its timer starts (tests 4, 6, 7).
+fn prepared_files(test: Operation, p: &MetadataParams) -> u64 {
+    match test {
+        Operation::Test4 | Operation::Test7 => p.attr_files,
+        Operation::Test6 => p.readdir_files,
+        _ => 0,
+    }
+}
+
+/// Removes what is left of `n` files `prefix`N after a test (test6 removes some itself).
+fn remove_left(b: &dyn Backend, dir: &str, prefix: &str, n: u64) -> io::Result<()> {
+    for i in 0..n {
+        match b.unlink(&format!("{dir}/{prefix}{i}")) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            other => other?,
+        }
+    }
     Ok(())
 }
 
@@ -300,8 +310,10 @@ fn read_pass(
     Ok(())
 }
 
-/// test6: `files` entries in a directory; `rounds` times: read the directory and check
-/// every name is there.
+/// test6, as cthon04 runs it: a directory of `files` files (made beforehand); `rounds`
+/// times (at most `files`): read the directory, check that exactly the files not yet
+/// removed are listed, and remove the first of them, so the directory shrinks by one a
+/// pass (cthon04's "20500 entries read, 200 files" at its defaults).
 pub fn test6(
     b: &dyn Backend,
     dir: &str,
@@ -310,33 +322,34 @@ pub fn test6(
     m: &mut Meter,
     cancel: &AtomicBool,
 ) -> Result<(), PassError> {
-    make_files(b, dir, FNAME, files)?;
-    for _ in 0..rounds {
+    for round in 0..rounds.min(files) {
         check(cancel)?;
         let entries = m.time(Operation::Readdir, || b.readdir(dir))?;
         if b.stores_data() {
-            let found = entries
+            let listed: Vec<u64> = entries
                 .iter()
-                .filter(|e| {
-                    e.name
-                        .strip_prefix(FNAME)
-                        .and_then(|n| n.parse::<u64>().ok())
-                        .is_some_and(|n| n < files)
-                })
-                .count() as u64;
-            if found != files {
+                .filter_map(|e| e.name.strip_prefix(FNAME)?.parse::<u64>().ok())
+                .filter(|&n| n < files)
+                .collect();
+            let expected = files - round;
+            if listed.len() as u64 != expected || listed.iter().any(|&n| n < round) {
                 return Err(io_err(format!(
-                    "readdir of {dir} found {found} of {files} files"
+                    "readdir of {dir} on pass {} listed {} files, not the {expected} left",
+                    round + 1,
+                    listed.len()
                 )));
             }
         }
+        let p = format!("{dir}/{FNAME}{round}");
+        m.time(Operation::Unlink, || b.unlink(&p))?;
     }
-    remove_files(b, dir, FNAME, files)?;
     Ok(())
 }
 
-/// test7: `files` files; `rounds` times each: rename file.N to newfile.N, link it back to
-/// file.N (link count 2), unlink newfile.N.
+/// test7, as cthon04 runs it: on each of `files` files (made beforehand), `rounds` times:
+/// rename file.N to newfile.N, stat both (the old name gone, the new one with one link),
+/// link it back to file.N, stat both (two links each), unlink newfile.N, stat file.N (one
+/// link).
 pub fn test7(
     b: &dyn Backend,
     dir: &str,
@@ -345,22 +358,37 @@ pub fn test7(
     m: &mut Meter,
     cancel: &AtomicBool,
 ) -> Result<(), PassError> {
-    each_file_each_round(b, dir, files, rounds, cancel, |i| {
+    let checks = b.stores_data();
+    each_file_each_round(files, rounds, cancel, |i| {
         let old = format!("{dir}/{FNAME}{i}");
         let new = format!("{dir}/newfile.{i}");
+        let links = |m: &mut Meter, p: &str, want: u64| -> Result<(), PassError> {
+            let st = m.time(Operation::Getattr, || b.stat(p))?;
+            if checks && st.nlink != want {
+                return Err(io_err(format!("{p}: link count {}, not {want}", st.nlink)));
+            }
+            Ok(())
+        };
         m.time(Operation::Rename, || b.rename(&old, &new))?;
-        m.time(Operation::Link, || b.link(&new, &old))?;
-        let st = b.stat(&old)?;
-        if b.stores_data() && st.nlink != 2 {
-            return Err(io_err(format!("{old}: link count {} after link", st.nlink)));
+        let gone = m.time(Operation::Getattr, || match b.stat(&old) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(true),
+            Err(e) => Err(e),
+            Ok(_) => Ok(false),
+        })?;
+        if checks && !gone {
+            return Err(io_err(format!("{old} is still there after its rename")));
         }
+        links(m, &new, 1)?;
+        m.time(Operation::Link, || b.link(&new, &old))?;
+        links(m, &new, 2)?;
+        links(m, &old, 2)?;
         m.time(Operation::Unlink, || b.unlink(&new))?;
-        Ok(())
+        links(m, &old, 1)
     })
 }
 
-/// test8: `rounds` times, for `files` names: symlink, readlink (must give the target
-/// back), unlink.
+/// test8: `rounds` times, for `files` names: symlink, lstat (must be a symlink), readlink
+/// (must give the target back), unlink.
 pub fn test8(
     b: &dyn Backend,
     dir: &str,
@@ -375,6 +403,10 @@ pub fn test8(
             let link = format!("{dir}/{FNAME}{i}");
             let target = format!("/this/is/a/symlink{i}");
             m.time(Operation::Symlink, || b.symlink(&target, &link))?;
+            let st = m.time(Operation::Getattr, || b.lstat(&link))?;
+            if b.stores_data() && !st.is_symlink {
+                return Err(io_err(format!("{link} is not a symlink after symlink()")));
+            }
             let got = m.time(Operation::Readlink, || b.readlink(&link))?;
             if b.stores_data() && got != target {
                 return Err(io_err(format!("readlink {link} gave {got}, not {target}")));
@@ -482,11 +514,15 @@ pub fn run(w: &mut WorkloadRun, p: &MetadataParams) -> Result<(), PassError> {
             }
         }
         w.phase = *test;
+        // Made before the timer starts and removed after it stops, as cthon04 does.
+        let files = prepared_files(*test, p);
+        make_files(w.backend(), &base, FNAME, files)?;
         let mut m = OpMeter::default();
         w.start_together()?;
         let span = w.span();
         f(w.backend(), &base, p, &mut m, cancel)?;
         let end = w.finish(span);
+        remove_left(w.backend(), &base, FNAME, files)?;
         emit(w, *test, &m, &end, None, None)?;
         w.progress(0, test.name());
     }
@@ -650,6 +686,9 @@ mod tests {
         test3(&fs, "d", 3, &mut m, &no()).unwrap();
         assert_eq!(fs.take(), ["stat d", "stat d", "stat d"]);
 
+        // Tests 4, 6 and 7 find their files made (untimed, as cthon04 makes them).
+        make_files(&fs, "d", FNAME, 1).unwrap();
+        fs.take();
         test4(&fs, "d", 1, 2, &mut m, &no()).unwrap();
         let round = [
             "chmod d/file.0 0",
@@ -658,11 +697,12 @@ mod tests {
             "stat d/file.0",
         ];
         let log = fs.take();
-        assert_eq!(log[0], "open d/file.0");
-        assert_eq!(&log[1..5], round);
-        assert_eq!(&log[5..9], round);
-        assert_eq!(log[9], "unlink d/file.0");
+        assert_eq!(&log[0..4], round);
+        assert_eq!(&log[4..8], round);
+        assert_eq!(log.len(), 8);
         assert_eq!(m.get(Operation::Setattr).unwrap().count, 4);
+        remove_left(&fs, "d", FNAME, 1).unwrap();
+        fs.take();
 
         let r = test5(&fs, "d", 20_000, 8192, &mut m, &no()).unwrap();
         assert_eq!(r.purge, "none-needed");
@@ -679,37 +719,50 @@ mod tests {
         assert_eq!(r.write_calls.summary().lat_count, 3);
         assert_eq!(m.get(Operation::WriteLarge).unwrap().bytes, 20_000);
 
-        test6(&fs, "d", 2, 2, &mut m, &no()).unwrap();
+        // test6: the directory shrinks by one file a pass, as cthon04's does.
+        make_files(&fs, "d", FNAME, 3).unwrap();
+        fs.take();
+        let mut m6 = OpMeter::default();
+        test6(&fs, "d", 3, 3, &mut m6, &no()).unwrap();
         assert_eq!(
             fs.take(),
             [
-                "open d/file.0",
-                "open d/file.1",
-                "readdir d",
                 "readdir d",
                 "unlink d/file.0",
-                "unlink d/file.1"
+                "readdir d",
+                "unlink d/file.1",
+                "readdir d",
+                "unlink d/file.2"
             ]
         );
+        assert_eq!(m6.get(Operation::Readdir).unwrap().count, 3);
+        assert_eq!(m6.get(Operation::Unlink).unwrap().count, 3);
 
-        test7(&fs, "d", 1, 1, &mut m, &no()).unwrap();
+        make_files(&fs, "d", FNAME, 1).unwrap();
+        fs.take();
+        let mut m7 = OpMeter::default();
+        test7(&fs, "d", 1, 1, &mut m7, &no()).unwrap();
         assert_eq!(
             fs.take(),
             [
-                "open d/file.0",
                 "rename d/file.0 d/newfile.0",
+                "stat d/file.0",
+                "stat d/newfile.0",
                 "link d/newfile.0 d/file.0",
+                "stat d/newfile.0",
                 "stat d/file.0",
                 "unlink d/newfile.0",
-                "unlink d/file.0"
+                "stat d/file.0"
             ]
         );
+        assert_eq!(m7.get(Operation::Getattr).unwrap().count, 5);
 
         test8(&fs, "d", 1, 1, &mut m, &no()).unwrap();
         assert_eq!(
             fs.take(),
             [
                 "symlink /this/is/a/symlink0 d/file.0",
+                "lstat d/file.0",
                 "readlink d/file.0",
                 "unlink d/file.0"
             ]
