@@ -12,7 +12,7 @@ need_root() {
 }
 
 PACKAGES=(dpkg-dev fio xfsprogs e2fsprogs btrfs-progs util-linux time procps rsync chromium libnfs-dev libsmbclient-dev libglusterfs-dev libssl-dev pkg-config patch curl)
-# The lab's servers and the clients its tests use (docs/lab.md).
+# The lab's servers and the clients its tests use (docs/methods/lab.md).
 LAB_PACKAGES=(iproute2 samba smbclient nfs-ganesha nfs-ganesha-vfs nfs-ganesha-gluster rpcbind libnfs-utils glusterfs-server glusterfs-client smbnetfs nbdkit libnbd-bin)
 PACKAGES+=("${LAB_PACKAGES[@]}")
 # Multi-client runs: OpenMPI, and libclang for the Rust MPI bindings (cargo feature mpi).

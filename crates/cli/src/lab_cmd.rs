@@ -18,7 +18,7 @@ pub enum LabCommand {
     /// Start the lab: namespaces, backing images, Samba (with an MS-DFS root), NFS-Ganesha,
     /// GlusterFS, and FUSE mounts of Gluster and (smbnetfs) of SMB
     Up {
-        /// Topology file (TOML, see docs/lab.md); default: the seed's Table I
+        /// Topology file (TOML, see docs/methods/lab.md); default: the seed's Table I
         #[arg(long, value_name = "FILE")]
         topology: Option<PathBuf>,
         /// File system of the servers' backing images (xfs, ext4, ext3, btrfs). A list
@@ -28,7 +28,7 @@ pub enum LabCommand {
         /// and +strict-allocate, e.g. `ext3+write-order,ext3`, and +sync (every write
         /// and namespace change stable before the reply, as a Linux sync export) or
         /// +async (the NFS server answers before anything is stable, as an async
-        /// export), e.g. `xfs+async,xfs+sync` (docs/lab.md, "Durability")
+        /// export), e.g. `xfs+async,xfs+sync` (docs/methods/lab.md, "Durability")
         #[arg(long, default_value = "xfs", value_name = "FS[,FS...]")]
         fs: String,
         /// Bandwidth of every host's link, clients' and servers', both directions (tbf;
@@ -37,7 +37,7 @@ pub enum LabCommand {
         link: String,
         /// TCP congestion control in every lab namespace. This machine's own is BBR,
         /// whose pacing stalls SMB for milliseconds at the lab's microsecond round trips
-        /// (docs/lab.md, "TCP congestion control"); a namespace may choose only what the
+        /// (docs/methods/lab.md, "TCP congestion control"); a namespace may choose only what the
         /// kernel has loaded
         #[arg(long, default_value = "reno", value_parser = ["reno", "bbr"])]
         congestion: String,
@@ -45,7 +45,7 @@ pub enum LabCommand {
         #[arg(long, default_value = "2G")]
         image_size: String,
         /// ext3/ext4 only: allocate blocks in the order they are written, as the 2007 ext3
-        /// driver did (today's kernel serves ext3 with ext4's allocator; docs/workloads.md)
+        /// driver did (today's kernel serves ext3 with ext4's allocator; docs/methods/workloads.md)
         #[arg(long)]
         write_order: bool,
         /// Samba reserves a file's blocks as it grows (`strict allocate = yes`)
@@ -56,13 +56,13 @@ pub enum LabCommand {
         no_smb_fuse: bool,
         /// Pin every server process to these CPUs (e.g. 1, or 2-3), and the client with
         /// `run --cpus` to others, so they do not take turns on one core
-        /// (docs/statistics.md says what it changed on this machine)
+        /// (docs/methods/statistics.md says what it changed on this machine)
         #[arg(long, value_name = "LIST")]
         server_cpus: Option<String>,
         /// The latency of the disk under every backing image: host (this machine's
         /// disk as it is), hdd (a 7200 rpm disk, 13 ms a request) or ebs-magnetic (the
         /// seeds' EC2 volumes, 10 ms a request), through nbdkit's delay filter
-        /// (docs/lab.md, "Disk profiles")
+        /// (docs/methods/lab.md, "Disk profiles")
         #[arg(long, default_value = "host", value_parser = ["host", "hdd", "ebs-magnetic"])]
         disk: String,
     },

@@ -19,7 +19,7 @@ sharebench report ext4/run*.txt xfs/run*.txt --label ext4 --label ext4 ... --out
 sharebench report runs/ext4 runs/xfs --out cmp    a directory of runs per target\n  \
 sharebench report old-export new-export --baseline old-export --out cmp --fail-if-slower 5\n\n\
 Inputs that share a label are runs of one target: with three or more a side, the runs\n\
-are the replicates of the comparison (docs/statistics.md, \"Replicates\").")]
+are the replicates of the comparison (docs/methods/statistics.md, \"Replicates\").")]
 pub struct ReportArgs {
     /// Inputs: sharebench result directories, IOzone text output (-a, -R, -t), IOzone -b
     /// workbooks (.xls, .xlsx), fio JSON (--output-format=json), or a directory of such
@@ -34,12 +34,12 @@ pub struct ReportArgs {
     #[arg(long, value_name = "NAME")]
     pub baseline: Option<String>,
     /// New or empty directory for report.html, results.xlsx, results.csv and
-    /// verdicts.json (every comparison as data; docs/records.md)
+    /// verdicts.json (every comparison as data; docs/reference/records.md)
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
     /// The smallest difference, in percent, that names a winner: a significant difference
     /// below it is not called, and a ratio whose 95% interval lies within it is
-    /// "equivalent" (default 5; see docs/statistics.md)
+    /// "equivalent" (default 5; see docs/methods/statistics.md)
     #[arg(long, value_name = "PCT", value_parser = crate::run_cmd::parse_percent)]
     pub threshold: Option<f64>,
     /// Load curves (--workload load): report the highest valid rate whose p99 latency

@@ -31,7 +31,7 @@ use std::path::PathBuf;
       a 1,800-file web tree copied as rsync -a does (needs `sharebench lab up`)
 
 Then: sharebench report RESULTS_DIR --out REPORT_DIR (report.html, results.xlsx).
-Operations: docs/operations.md; statistics: docs/statistics.md.")]
+Operations: docs/methods/operations.md; statistics: docs/methods/statistics.md.")]
 pub struct RunArgs {
     /// Where the I/O goes: directories (local, tmpfs, kernel or FUSE mounts), null://,
     /// nfs://HOST/EXPORT?version=3|4.0|4.1|4.2 (&nconnect=N: N connections per open file;
@@ -120,9 +120,10 @@ pub struct RunArgs {
     /// The default does so where permitted (root) and says so where not: it holds a
     /// CPU-latency request of 0 µs (/dev/cpu_dma_latency), which the kernel drops when
     /// sharebench exits. On a virtual machine a halted CPU takes tens of microseconds or
-    /// more to wake, and the lab's clients and servers wake each other for every request
-    /// (in the lab, depth-1 requests ran 1.4-2.9x as fast with it: docs/lab.md; on tmpfs,
-    /// figures repeat closer from run to run: docs/statistics.md)
+    /// more to wake, and the lab's clients and servers wake each other for every request:
+    /// in the lab, requests at depth 1 run faster with it, and on tmpfs figures repeat closer
+    /// from run to run (docs/methods/lab.md, docs/methods/statistics.md; the figures:
+    /// docs/measurements.md)
     #[arg(long, conflicts_with = "let_cpus_idle")]
     pub keep_cpus_awake: bool,
 
@@ -150,7 +151,7 @@ pub struct RunArgs {
     /// Native clients (nfs://, smb://, lab:nfs3, lab:smb, ...) keep a page cache of this
     /// size, as a kernel client's memory bounds its cache: reads it holds are memory copies,
     /// a file larger than it is read from the server again. Records name it (client
-    /// `libnfs+cache 16 MiB`). Default: no cache (docs/operations.md)
+    /// `libnfs+cache 16 MiB`). Default: no cache (docs/methods/operations.md)
     #[arg(long, value_name = "SIZE", value_parser = parse_cache_size)]
     pub client_cache: Option<u64>,
 
@@ -160,7 +161,7 @@ pub struct RunArgs {
     /// slots on sharebench's own data path),
     /// gluster://, smb:// (the smb2 client; ?client=libsmbclient cannot), null://. 1 is one call
     /// at a time, IOzone's way. record-rewrite and the f* (stdio) operations, whose order
-    /// allows no overlap, and mmap mode run at 1; records say the depth (docs/operations.md).
+    /// allows no overlap, and mmap mode run at 1; records say the depth (docs/methods/operations.md).
     /// --workload load: each worker's requests go out on schedule on N lanes (threads, each
     /// with its own files), whether or not earlier ones returned, up to N in flight
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=i64::from(plan::MAX_IODEPTH)))]
@@ -217,7 +218,7 @@ pub struct RunArgs {
     /// What to measure: iozone (the operation x file size x record size matrix); metadata
     /// (the Connectathon basic tests); smallfiles (a ~1,800-file web tree copied as rsync -a
     /// does, re-synced, modified, deleted); stream (concurrent media streams recorded and
-    /// played back, with fragmentation). See docs/workloads.md
+    /// played back, with fragmentation). See docs/methods/workloads.md
     #[arg(short = 'w', long, value_enum, default_value_t = WorkloadArg::Iozone)]
     pub workload: WorkloadArg,
 
@@ -260,7 +261,7 @@ pub struct RunArgs {
     pub prealloc: PreallocArg,
 
     /// load: the mix, a shipped one by name (build, genomics, media) or a TOML file
-    /// (docs/workloads.md says how to write one)
+    /// (docs/methods/workloads.md says how to write one)
     #[arg(long, value_name = "NAME|FILE")]
     pub mix: Option<String>,
 
@@ -526,7 +527,7 @@ fn check_workload_options(a: &RunArgs) -> CliResult<()> {
     }
     if w != WorkloadArg::Iozone && (a.include_close || a.include_fsync || a.direct) {
         return Err(CliError::usage(
-            "--include-close, --include-fsync and --direct are for --workload iozone (the other workloads say what each operation includes: docs/workloads.md)",
+            "--include-close, --include-fsync and --direct are for --workload iozone (the other workloads say what each operation includes: docs/methods/workloads.md)",
         ));
     }
     if w != WorkloadArg::Iozone && matches!(a.cache, CacheArg::Remount | CacheArg::Direct) {
@@ -564,7 +565,7 @@ fn check_workload_options(a: &RunArgs) -> CliResult<()> {
     Ok(())
 }
 
-/// `--min-sample-time`'s default, chosen by measurement (docs/statistics.md).
+/// `--min-sample-time`'s default, chosen by measurement (docs/methods/statistics.md).
 pub const DEFAULT_MIN_SAMPLE_TIME: &str = "100ms";
 
 /// A time such as `50ms`, `0.2s` or `0`, in seconds.

@@ -68,7 +68,7 @@ pub struct StudyRunArgs {
     pub resume: bool,
     /// The smallest difference, in percent, that decides a claim (a winner, or
     /// "equivalent" within it); kept in study.json for re-reports (default 5; see
-    /// docs/statistics.md)
+    /// docs/methods/statistics.md)
     #[arg(long, value_name = "PCT", value_parser = crate::run_cmd::parse_percent)]
     pub threshold: Option<f64>,
     /// Play a role with your own target: a directory (on a kernel or FUSE mount), nfs://,

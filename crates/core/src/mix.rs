@@ -86,7 +86,7 @@ pub struct MixOp {
     pub transfer_sizes: Vec<Weighted>,
 }
 
-/// A load mix (see docs/workloads.md, "load", for the file format).
+/// A load mix (see docs/methods/workloads.md, "load", for the file format).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Mix {

@@ -6,7 +6,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// One IOzone-class operation. The doc of each variant is its semantics in one line;
-/// `docs/operations.md` has a paragraph each.
+/// `docs/methods/operations.md` has a paragraph each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Op {

@@ -153,7 +153,7 @@ pub struct Timing {
 pub enum Workload {
     #[default]
     Iozone,
-    /// The Connectathon basic tests (docs/workloads.md).
+    /// The Connectathon basic tests (docs/methods/workloads.md).
     Metadata(MetadataParams),
     /// A generated web-application tree copied, re-synced, modified and deleted.
     Smallfiles(SmallfilesParams),
@@ -430,7 +430,7 @@ pub struct Plan {
     /// IOzone matrix, one client: the least time a sample lasts per operation, in seconds:
     /// the cell's operations run again, in rounds, each on a file written anew, until their
     /// passes last this long per operation together and each one's half of it
-    /// (docs/operations.md); 0 is IOzone's single pass.
+    /// (docs/methods/operations.md); 0 is IOzone's single pass.
     #[serde(default)]
     pub min_sample_s: f64,
     /// `--reps auto`: sample each unit until its medians are known well enough, with
@@ -442,7 +442,7 @@ pub struct Plan {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpus: Option<Vec<usize>>,
     /// Whether idle CPUs are to poll instead of halting while the run measures (a
-    /// CPU-latency request of 0 µs held open; docs/lab.md says why). What happened is
+    /// CPU-latency request of 0 µs held open; docs/methods/lab.md says why). What happened is
     /// `keep_cpus_awake`; this, the asking, is not recorded.
     #[serde(skip)]
     pub cpu_idle: CpuIdle,

@@ -1,6 +1,6 @@
 //! The record: one measurement, one JSON line in `results.jsonl`, appended and flushed as
 //! soon as it is taken. Everything downstream (CSV, report, importers) speaks records only.
-//! The schema is documented in `docs/records.md`; bump `SCHEMA_VERSION` on any change that
+//! The schema is documented in `docs/reference/records.md`; bump `SCHEMA_VERSION` on any change that
 //! removes or renames a field.
 
 use crate::latency::LatencySummary;
@@ -158,7 +158,7 @@ pub struct ThroughputSummary {
     pub min_xfer_bytes: u64,
 }
 
-/// One measurement. Field names are the schema; see `docs/records.md`.
+/// One measurement. Field names are the schema; see `docs/reference/records.md`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Record {
     pub schema: u32,
@@ -274,7 +274,7 @@ pub struct Record {
     pub figures: WorkloadFigures,
 }
 
-/// Optional fields of the metadata, smallfiles and stream workloads (see docs/records.md).
+/// Optional fields of the metadata, smallfiles and stream workloads (see docs/reference/records.md).
 /// Flattened into the record, so each is a top-level field when present.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct WorkloadFigures {
@@ -337,7 +337,7 @@ impl Record {
     /// The figure a sample is judged by: throughput where bytes move (and for streams),
     /// else operations per second (the metadata tests that move none).
     /// Disturbed by others: stolen time above 10% of one CPU, or others' CPU above 25% of
-    /// one CPU, over the measurement (docs/statistics.md).
+    /// one CPU, over the measurement (docs/methods/statistics.md).
     /// Both beyond /proc/stat's rounding, over the span they were counted on.
     pub fn disturbed(&self) -> bool {
         let beyond = |s: Option<f64>| s.map(|s| (s - PROC_STAT_ROUNDING_S).max(0.0));

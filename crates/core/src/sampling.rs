@@ -5,7 +5,7 @@
 //! with several targets, the 95% interval of the median ratio of each target to the first,
 //! taken round by round, is. When the machine's speed drifts it moves every target alike,
 //! and the ratio settles long before the medians do; when the targets' noise is their own
-//! (the lab's servers), the medians settle first (docs/statistics.md). The records of the round that
+//! (the lab's servers), the medians settle first (docs/methods/statistics.md). The records of the round that
 //! settles a unit say why (`Record::reps_stop`), so they are held until then. Not: the order
 //! of the rounds (see `engine`).
 

@@ -2,7 +2,7 @@
 //! image and how it allocates, and how Samba allocates on it. `lab up --fs xfs,ext4`
 //! brings up one image (and one set of shares and exports) per backing, so one run
 //! measures `lab:nfs3@xfs` and `lab:nfs3@ext4` side by side, interleaved, instead of in
-//! two labs one after the other (docs/lab.md). Not: creating the images (`storage`).
+//! two labs one after the other (docs/methods/lab.md). Not: creating the images (`storage`).
 
 use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};

@@ -4,7 +4,7 @@
 //! for each stable write. With a profile other than `host`, each image is served by
 //! nbdkit with its delay filter (every read and write request waits the profile's
 //! latency), exposed as a file by nbdfuse, and that file is what the loop device
-//! attaches (docs/lab.md, "Disk profiles"). Not: the images themselves (`storage`).
+//! attaches (docs/methods/lab.md, "Disk profiles"). Not: the images themselves (`storage`).
 
 use crate::proc;
 use crate::state::{LabState, Resource};

@@ -146,7 +146,7 @@ impl std::fmt::Display for Link {
 
 /// The TCP congestion control of every lab namespace (`lab up --congestion`). A new
 /// namespace takes the machine's, and on this one that is BBR, whose pacing stalls SMB
-/// for 2-4 ms at the veths' microsecond round trips (docs/lab.md, "TCP congestion
+/// for 2-4 ms at the veths' microsecond round trips (docs/methods/lab.md, "TCP congestion
 /// control"); a namespace may choose only what the kernel has loaded, here reno or bbr.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 /// What ext4's multiblock allocator is told to treat as a "small" file (bytes) for the
 /// write-order allocation: every file is then allocated in the order its blocks are
-/// written, as the 2007 ext3 driver did (see docs/workloads.md).
+/// written, as the 2007 ext3 driver did (see docs/methods/workloads.md).
 pub const WRITE_ORDER_STREAM_REQ: &str = "2000000000";
 
 /// The name of `host`'s data for backing number `index` (0: the primary): its mount

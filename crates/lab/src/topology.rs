@@ -1,5 +1,5 @@
 //! Which hosts the lab has, their addresses and what each serves: a small TOML format
-//! (docs/lab.md). The default mirrors the seed's Table I: a DFS namespace server, two
+//! (docs/methods/lab.md). The default mirrors the seed's Table I: a DFS namespace server, two
 //! replica servers and three client PCs on one subnet.
 
 use anyhow::{bail, Context, Result};

@@ -2,7 +2,7 @@
 //! of one run (a study's steadiness, dips and CPU checks; the report's CPU findings). The
 //! engine measures a run round by round, repetitions outermost, so a disturbed minute moves
 //! repetition k of many cells at once: the cells of a run are not independent replicates,
-//! its repetitions are (docs/statistics.md, "Replicates"). Here a target's values are
+//! its repetitions are (docs/methods/statistics.md, "Replicates"). Here a target's values are
 //! tabled by cell and repetition, and a statistic over the cells is either computed per
 //! repetition or jackknifed over them. Not: what a check or finding concludes.
 

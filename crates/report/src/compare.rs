@@ -6,7 +6,7 @@
 //! whose interval lies within the threshold is "equivalent"; anything else is
 //! "inconclusive". Fewer than three repetitions on a side is "not testable", never a guess.
 //!
-//! Replicates are the units that vary independently (docs/statistics.md): repetitions
+//! Replicates are the units that vary independently (docs/methods/statistics.md): repetitions
 //! measured side by side in one run. Cells of two separate runs are one block of time a
 //! side, whose difference mixes the targets with whatever drifted between the runs: they
 //! get a ratio, never a verdict. Not: the statistics themselves (see `stats`).
@@ -26,7 +26,7 @@ pub const ALPHA: f64 = 0.05;
 /// The smallest difference that picks a winner unless told (`--threshold`), percent. On
 /// this kind of machine an A/A comparison (one target twice, interleaved) gives cell
 /// ratios within about ±5%, and a difference below that rarely changes a choice of
-/// server (docs/statistics.md).
+/// server (docs/methods/statistics.md).
 pub const DEFAULT_THRESHOLD_PCT: f64 = 5.0;
 
 /// The verdict on a ratio (target over baseline) with its 95% interval, given whether the

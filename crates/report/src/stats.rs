@@ -2,7 +2,7 @@
 //! of the median (core's, the one `--reps auto` stops on), outliers, and the two-sample
 //! and paired tests the comparisons use. Pure functions of slices; distributions come from `statrs`. Not: grouping records
 //! (see `analysis`) or deciding what is significant for a report (see `compare`).
-//! The method is documented in `docs/statistics.md`.
+//! The method is documented in `docs/methods/statistics.md`.
 
 use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 

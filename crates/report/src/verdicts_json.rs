@@ -1,7 +1,7 @@
 //! verdicts.json: what a report decided, as data a CI job can act on. Every label against
 //! the baseline, per operation (all its cells), per size class and per cell, and every
 //! throughput-mode row: ratio, 95% interval, test, p, threshold and verdict, with the
-//! inputs' labels and run ids. The schema is in docs/records.md ("verdicts.json"); a change
+//! inputs' labels and run ids. The schema is in docs/reference/records.md ("verdicts.json"); a change
 //! that breaks a reader raises `VERSION`. Not: deciding anything (`compare` does), nor the
 //! gate on it (`slower_than`).
 

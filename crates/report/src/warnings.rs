@@ -197,7 +197,7 @@ pub fn capped(
         let width = widths.get(label).copied();
         let asked = width.map_or("the width asked for".to_string(), |w| format!("±{w}%"));
         let mut text = format!(
-            "--reps auto: {by_count} of {} units used all their repetitions and {by_time} their time before every median (or ratio) was known to {asked}; their intervals are wider (see docs/statistics.md)",
+            "--reps auto: {by_count} of {} units used all their repetitions and {by_time} their time before every median (or ratio) was known to {asked}; their intervals are wider (see docs/methods/statistics.md)",
             cells.len()
         );
         if let Some(w) = width {

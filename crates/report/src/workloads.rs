@@ -346,7 +346,7 @@ fn smallfiles(a: &Analysis) -> Markup {
     };
     html! {
         h2 #smallfiles { "Small files (web-application tree)" }
-        p.note { "The generated tree (1,800 files, 35 MB, see docs/workloads.md) copied with rsync -a semantics, re-synced unchanged, re-synced after changing 10% of the files, deleted. Bars: median seconds per phase (shorter is better); the rsync-* rows are the real rsync binary on the same target. CPU: client (this process, and rsync's for rsync rows) and the lab servers', in per cent of one CPU over the phase. Disk: the write requests and cache flushes that reached the server's disk during the phase (lab targets; docs/lab.md), what a sync export pays for and an async one defers." }
+        p.note { "The generated tree (1,800 files, 35 MB, see docs/methods/workloads.md) copied with rsync -a semantics, re-synced unchanged, re-synced after changing 10% of the files, deleted. Bars: median seconds per phase (shorter is better); the rsync-* rows are the real rsync binary on the same target. CPU: client (this process, and rsync's for rsync rows) and the lab servers', in per cent of one CPU over the phase. Disk: the write requests and cache flushes that reached the server's disk during the phase (lab targets; docs/methods/lab.md), what a sync export pays for and an async one defers." }
         table {
             tr {
                 th { "phase" } th { "target" } th { "seconds" } th {} th { "files/s" }

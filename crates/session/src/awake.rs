@@ -7,7 +7,7 @@
 //! The kernel drops the request when the file closes, also when the process dies, so
 //! nothing outlives the run. On a virtual machine a halted CPU takes tens of microseconds
 //! or more to wake, and a lab's clients and servers wake each other for every request
-//! (docs/lab.md).
+//! (docs/methods/lab.md).
 //! Not: CPU frequency, or any setting that stays after the run.
 
 use sharebench_core::plan::CpuIdle;

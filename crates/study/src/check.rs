@@ -2,7 +2,7 @@
 //! figure written in the study file. A verdict is `agrees` or `disagrees` only when the
 //! test is significant (5%) in one direction; otherwise `inconclusive`, and `not tested`
 //! (with the reason) when the run has no records the claim can be tested on. Figures
-//! without a claim are `measured`. The rules are in docs/studies.md. Not: rendering.
+//! without a claim are `measured`. The rules are in docs/reference/studies.md. Not: rendering.
 
 use crate::spec::{Axis, Check, Corner, Metric, Shape, DEFAULT_BLOCKS};
 use serde::Serialize;
@@ -819,7 +819,7 @@ fn better(
         ));
     }
     // Two steps are two blocks of time: a timed metric may differ by what drifted between
-    // them (docs/statistics.md, "Replicates"), unless the steps alternated, block by
+    // them (docs/methods/statistics.md, "Replicates"), unless the steps alternated, block by
     // block, and the blocks are the replicates. Extents count how a file was allocated,
     // which the machine's load does not move.
     let runs_a: BTreeSet<&str> = sa.iter().map(|s| s.run).collect();

@@ -287,7 +287,7 @@ fn claims(views: &[RunView]) -> Markup {
         p.note {
             "What the seed said, and what this run's records say. " i { "agrees" } " / "
             i { "disagrees" } " need a test significant at 5% in one direction; otherwise "
-            i { "inconclusive" } ". The rules are in docs/studies.md."
+            i { "inconclusive" } ". The rules are in docs/reference/studies.md."
         }
         table {
             tr {

@@ -220,7 +220,7 @@ pub struct Step {
     /// The name of an alternation: steps that cannot share one run (a client option of
     /// the workload, a machine-wide setting) but are compared. They run in turns, block
     /// by block (A, B, A, B, ...; the scale's `blocks` each, into `steps/ID/block-N/`),
-    /// and their comparisons take the blocks as replicates (docs/statistics.md).
+    /// and their comparisons take the blocks as replicates (docs/methods/statistics.md).
     #[serde(default)]
     pub alternate: Option<String>,
 }
@@ -429,7 +429,7 @@ pub enum Axis {
     FileSize,
 }
 
-/// What a curve is said to look like (the rules are in docs/studies.md).
+/// What a curve is said to look like (the rules are in docs/reference/studies.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Shape {

@@ -1,6 +1,6 @@
 //! A study report's verdicts.json: every claim and figure of each run with its check, its
 //! verdict and what was found, beside report.html, as data a CI job can act on. The schema
-//! is in docs/records.md ("verdicts.json"); a change that breaks a reader raises `VERSION`.
+//! is in docs/reference/records.md ("verdicts.json"); a change that breaks a reader raises `VERSION`.
 //! Not: deciding (see `check`), nor each step's own comparisons (its report's
 //! verdicts.json).
 

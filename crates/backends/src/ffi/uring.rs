@@ -46,7 +46,7 @@ fn ring(entries: u32) -> io::Result<IoUring> {
 /// the thread that completed the request, and on these virtual machines a wake-up costs
 /// tens of microseconds: 4 KiB reads of tmpfs at depth 8, each done by an io_uring worker
 /// thread in a few microseconds, ran at 0.6x fio's rate when every wait slept, and at
-/// 1.6-4x with the watch (docs/operations.md). Where requests take longer than
+/// 1.6-4x with the watch (docs/methods/operations.md). Where requests take longer than
 /// the watch (a disk), watching would only burn CPU, so each watch that sees nothing halves
 /// how often the next waits watch (down to one in 64), and one that sees a completion
 /// restores it. The CPU spent watching is the client's and is counted as such.

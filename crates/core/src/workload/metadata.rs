@@ -4,7 +4,7 @@
 //! the cache defeated), test6 reads a directory, test7 renames and links, test8 makes and
 //! reads symlinks, test9 calls statfs. Each operation type is timed on its own; a record
 //! per (test, operation type) carries its count, operations per second and latency.
-//! Semantics and departures from Connectathon: docs/workloads.md.
+//! Semantics and departures from Connectathon: docs/methods/workloads.md.
 
 use super::{check, OpMeter, WorkloadRun};
 use crate::backend::{read_full, write_all, Backend, OpenOptions, PurgeRequest};

@@ -4,7 +4,7 @@
 //! directory skeleton and the file count per directory are fixed; the seed draws file
 //! names, sizes (log-normal per file type), modes and modification times. Every seed gives
 //! exactly `FILES` files and `TOTAL_BYTES` bytes, so runs with different seeds move the
-//! same amount of data. See docs/workloads.md for the distribution and how honest it is.
+//! same amount of data. See docs/methods/workloads.md for the distribution and how honest it is.
 
 pub use crate::plan::tree_shape::{FILES, MAX_DIRS, TOTAL_BYTES};
 
