@@ -87,6 +87,12 @@ pub struct StudyRunArgs {
     /// mid-run) and restore (bring it back; return once in sync); repeatable
     #[arg(long = "hook", value_name = "NAME=COMMAND")]
     pub hooks: Vec<String>,
+    /// A role that cannot be mounted at once with the others, and your command that makes
+    /// it the mounted one (as switching /etc/fstab lines): its steps run one role at a
+    /// time, after its command, in alternating blocks (A, B, A, B, ...) that are their
+    /// replicates; repeatable
+    #[arg(long = "switch", value_name = "ROLE=COMMAND")]
+    pub switches: Vec<String>,
 }
 
 pub fn main(args: StudyArgs) -> CliResult<()> {
@@ -127,6 +133,7 @@ fn mapping(a: &StudyRunArgs, study: &Study) -> CliResult<Mapping> {
         targets: &a.targets,
         file: a.targets_file.as_deref(),
         hooks: &a.hooks,
+        switches: &a.switches,
         with_lab: a.with_lab,
     };
     let m = Mapping::given(given, study).map_err(CliError::usage)?;

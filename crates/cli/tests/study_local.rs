@@ -405,6 +405,7 @@ fn a_study_runs_on_the_users_own_targets_in_the_roles_they_map() {
         lin,
         "tmpfs standing in for Windows",
         "not run",
+        "mounted from",
     ] {
         assert!(html.contains(needle), "no {needle} in the study page");
     }
@@ -493,4 +494,102 @@ fn bad_mappings_are_refused_before_anything_runs() {
         assert!(e.contains(want), "{mapping}: {e}");
         assert!(!out.exists(), "{mapping}: the study directory was made");
     }
+}
+
+/// Two roles that cannot be mounted at once (`--switch`): the step runs one role at a
+/// time after the user's command, in alternating blocks, and the claim is decided over the
+/// blocks, never over one run each.
+#[test]
+fn switched_roles_run_one_at_a_time_in_alternating_blocks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let shm = shm_dir();
+    let disk = tempfile::tempdir_in("/var/tmp").unwrap();
+    let study = tmp.path().join("switched.toml");
+    std::fs::write(
+        &study,
+        r#"
+name = "switched"
+title = "Two servers behind one mount point"
+seed = "none"
+question = "Which is faster?"
+about = "For tests."
+[roles.old]
+about = "the old server"
+maps_to = "a directory"
+[roles.new]
+about = "the new server"
+maps_to = "a directory"
+[scales.tiny]
+minutes = 1
+vars = {}
+[[steps]]
+id = "m"
+title = "matrix"
+targets = ["old", "new"]
+run = "-i write,read --file-sizes 256k --record-sizes 64k --reps 3"
+[[claims]]
+id = "new-faster"
+said = "the new server is faster"
+check = { kind = "faster", step = "m", a = "new", b = "old", ops = ["write", "read"] }
+"#,
+    )
+    .unwrap();
+    let counter = tmp.path().join("switches");
+    let out = tmp.path().join("run");
+    let c = counter.display();
+    let o = run(&[
+        "study",
+        "run",
+        study.to_str().unwrap(),
+        "--scale",
+        "tiny",
+        "--target",
+        &format!("old={}", shm.path().display()),
+        "--target",
+        &format!("new={}", disk.path().display()),
+        "--switch",
+        &format!("old=echo old >> {c}"),
+        "--switch",
+        &format!("new=echo new >> {c}"),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // A, B, A, B, A, B: each switch before each of its blocks.
+    assert_eq!(
+        std::fs::read_to_string(&counter).unwrap(),
+        "old\nnew\nold\nnew\nold\nnew\n"
+    );
+    for n in 1..=3 {
+        for role in ["old", "new"] {
+            let run_dir = out.join(format!("steps/m/block-{n}/{role}"));
+            assert!(
+                run_dir.join("results.jsonl").is_file(),
+                "{}",
+                run_dir.display()
+            );
+        }
+    }
+    let text = stdout(&o);
+    let line = text.lines().find(|l| l.contains("new-faster:")).unwrap();
+    assert!(line.contains("over 3 paired repetitions"), "{line}");
+    assert!(out.join("report/m/report.html").is_file());
+    // A switch is for a mapped role only.
+    let o = run(&[
+        "study",
+        "run",
+        study.to_str().unwrap(),
+        "--scale",
+        "tiny",
+        "--target",
+        &format!("old={}", shm.path().display()),
+        "--switch",
+        "new=true",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--switch new: map the role first"),
+        "{}",
+        stderr(&o)
+    );
 }

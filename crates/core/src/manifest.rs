@@ -84,6 +84,10 @@ pub struct TargetManifest {
     /// `linux-server`, played by `/mnt/linux`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub location: Option<String>,
+    /// What is mounted where a directory target lives (`server:/export`, `//server/share`,
+    /// a device): whose system was measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mount_source: Option<String>,
 }
 
 impl TargetManifest {
@@ -100,6 +104,7 @@ impl TargetManifest {
             server_fs: None,
             server_mount_options: None,
             location: None,
+            mount_source: None,
         }
     }
 }

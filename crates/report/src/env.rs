@@ -148,6 +148,7 @@ pub fn table(sources: &[Source], records: &[Record]) -> EnvTable {
             Box::new(|_: &Source, r: &[&Record]| distinct(r.iter().map(|r| r.iodepth))),
         ),
         ("target as given", of_target(|x| x.location.clone())),
+        ("mounted from", of_target(|x| x.mount_source.clone())),
         ("file system", of_target(|x| x.fs_type.clone())),
         ("server's file system", of_target(|x| x.server_fs.clone())),
         (

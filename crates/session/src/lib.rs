@@ -658,6 +658,13 @@ fn remember_left_behind(targets: &[Target]) {
     }
 }
 
+/// What is mounted where a directory target lives (an NFS mount's `server:/export`); a
+/// native client's URL already names its server, in the mount point.
+fn mount_source(info: &sharebench_core::backend::TargetInfo) -> Option<String> {
+    let root = info.local_root.as_deref()?;
+    sharebench_backends::mountinfo::lookup(Path::new(root)).map(|m| m.source)
+}
+
 /// The run's manifest as it starts: what ran where, with every rank's host on a
 /// multi-client run.
 fn start_manifest(spec: &SessionSpec, run_id: &str, targets: &[Target]) -> CliResult<Manifest> {
@@ -676,6 +683,7 @@ fn start_manifest(spec: &SessionSpec, run_id: &str, targets: &[Target]) -> CliRe
                 server_fs: t.server_view.as_ref().and_then(|v| v.info().fs_type),
                 server_mount_options: t.server_view.as_ref().and_then(|v| v.info().mount_options),
                 location: (*location != t.name).then(|| location.clone()),
+                mount_source: mount_source(&t.backend.info()),
                 ..TargetManifest::new(&t.name, t.backend.info(), &t.workdir.path)
             })
             .collect(),

@@ -93,6 +93,9 @@ pub struct RunEvidence {
     pub steps: BTreeMap<String, StepData>,
     /// Problems met while loading (a step's results that cannot be read).
     pub warnings: Vec<String>,
+    /// Where each role's target was, as its steps' manifests found it: what is mounted
+    /// there (`server:/export`), or a native client's URL.
+    pub sources: BTreeMap<String, String>,
 }
 
 impl Evidence for RunEvidence {
@@ -144,12 +147,14 @@ impl RunEvidence {
                 steps.insert(spec::ALL_STEPS.to_string(), all);
             }
         }
+        let sources = role_sources(dir, &study);
         Ok(RunEvidence {
             dir: dir.to_path_buf(),
             study,
             state,
             steps,
             warnings,
+            sources,
         })
     }
 
@@ -180,6 +185,43 @@ impl RunEvidence {
     }
 }
 
+/// Where each role's target was: the first manifest of a step that measured it says what
+/// is mounted there, or (a native client) its URL.
+fn role_sources(dir: &Path, study: &Study) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for step in study.steps.iter().filter(|s| !s.targets.is_empty()) {
+        let sdir = state::step_dir(dir, &step.id);
+        let manifests = std::iter::once(sdir.join("run.json"))
+            .chain((1..=64).map(|n| state::block_dir(dir, &step.id, n).join("run.json")));
+        for path in manifests.filter(|p| p.is_file()) {
+            let Ok(m) = std::fs::read(&path)
+                .map_err(|e| e.to_string())
+                .and_then(|b| {
+                    serde_json::from_slice::<sharebench_core::manifest::Manifest>(&b)
+                        .map_err(|e| e.to_string())
+                })
+            else {
+                continue;
+            };
+            for t in m
+                .targets
+                .iter()
+                .filter(|t| study.roles.contains_key(&t.name))
+            {
+                let source = match (&t.mount_source, t.backend.as_str()) {
+                    (Some(s), _) => Some(format!("mounted from {s}")),
+                    (None, "posix") => None,
+                    (None, _) => t.mount_point.clone(),
+                };
+                if let Some(s) = source {
+                    out.entry(t.name.clone()).or_insert(s);
+                }
+            }
+        }
+    }
+    out
+}
+
 /// One step's records and their analysis; `None` when it has none. A step that
 /// alternates has its blocks' records together, each with its block.
 fn load_step(
@@ -188,6 +230,10 @@ fn load_step(
     threshold_pct: f64,
     warnings: &mut Vec<String>,
 ) -> Option<StepData> {
+    let switched = one_at_a_time_runs(dir, step);
+    if !switched.is_empty() {
+        return load_one_at_a_time(step, switched, threshold_pct, warnings);
+    }
     let runs: Vec<(PathBuf, Option<Block>)> = match &step.alternate {
         None => vec![(state::step_dir(dir, &step.id), None)],
         Some(name) => (1..)
@@ -250,6 +296,88 @@ fn load_step(
         records,
         analysis,
         blocks,
+    })
+}
+
+/// The runs of a step measured one role at a time (`--switch`): `steps/ID/block-N/ROLE/`,
+/// with their block numbers; none for any other step.
+fn one_at_a_time_runs(dir: &Path, step: &spec::Step) -> Vec<(u32, PathBuf)> {
+    let mut runs = Vec::new();
+    for n in 1.. {
+        let block = state::step_dir(dir, &step.id).join(format!("block-{n}"));
+        let found: Vec<PathBuf> = step
+            .targets
+            .iter()
+            .map(|role| block.join(role))
+            .filter(|d| d.join("results.jsonl").is_file())
+            .collect();
+        if found.is_empty() {
+            break;
+        }
+        runs.extend(found.into_iter().map(|d| (n, d)));
+    }
+    runs
+}
+
+/// A step measured one role at a time: each role's run in block N holds its repetitions
+/// of every test; the block is the replicate (the roles were measured one after the other
+/// within it, so their repetitions do not pair). Each test of each role is given by its
+/// median repetition in the block (by time: a record as measured, not a mean), as
+/// repetition N of one run, so the roles pair block by block.
+fn load_one_at_a_time(
+    step: &spec::Step,
+    runs: Vec<(u32, PathBuf)>,
+    threshold_pct: f64,
+    warnings: &mut Vec<String>,
+) -> Option<StepData> {
+    let mut tests: BTreeMap<(u32, String), Vec<Record>> = BTreeMap::new();
+    for (n, run_dir) in runs {
+        match sharebench_core::record::read_jsonl(&run_dir.join("results.jsonl")) {
+            Ok(r) => {
+                for rec in r.records {
+                    let f = &rec.figures;
+                    let key = format!(
+                        "{}|{}|{}|{}|{}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}",
+                        rec.target,
+                        rec.op,
+                        rec.file_size,
+                        rec.record_size,
+                        rec.threads,
+                        rec.scope,
+                        rec.worker,
+                        rec.status,
+                        f.test,
+                        f.files,
+                        f.streams,
+                        f.load_point
+                    );
+                    tests.entry((n, key)).or_default().push(rec);
+                }
+            }
+            Err(e) => warnings.push(format!("step {}: {e}", step.id)),
+        }
+    }
+    let common = format!("{}:one-at-a-time", step.id);
+    let mut records: Vec<Record> = tests
+        .into_iter()
+        .map(|((n, _), mut reps)| {
+            reps.sort_by(|a, b| a.seconds.total_cmp(&b.seconds));
+            let mut median = reps.swap_remove((reps.len() - 1) / 2);
+            median.rep = n - 1;
+            median.run_id = common.clone();
+            median
+        })
+        .collect();
+    if records.is_empty() {
+        return None;
+    }
+    records.sort_by_key(|r| r.rep);
+    let by_target = split_by_target(&records, |t| t.to_string());
+    let analysis = analyse_datasets(by_target, &step.id, threshold_pct, warnings);
+    Some(StepData {
+        records,
+        analysis,
+        blocks: BTreeMap::new(),
     })
 }
 
@@ -368,6 +496,19 @@ pub fn write_report(
             } else {
                 String::new()
             };
+            let switched = one_at_a_time_runs(&r.dir, step);
+            if !switched.is_empty() {
+                // One role a run: the role's runs of every block are its replicates.
+                for (_, d) in switched {
+                    let role = d
+                        .file_name()
+                        .unwrap_or_default()
+                        .to_string_lossy()
+                        .into_owned();
+                    inputs.push((d, format!("{of_run}{role}")));
+                }
+                continue;
+            }
             match &step.alternate {
                 None => inputs.push((state::step_dir(&r.dir, &step.id), label.clone())),
                 Some(_) => inputs.extend(
@@ -381,7 +522,9 @@ pub fn write_report(
         if inputs.is_empty() {
             continue;
         }
-        let labelled = runs.len() > 1 || step.alternate.is_some();
+        let labelled = runs.len() > 1
+            || step.alternate.is_some()
+            || !one_at_a_time_runs(&first.dir, step).is_empty();
         let (inputs, labels): (Vec<PathBuf>, Vec<String>) = inputs.into_iter().unzip();
         let labels = if labelled { labels } else { Vec::new() };
         let req = sharebench_report::ReportRequest {

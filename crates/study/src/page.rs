@@ -465,6 +465,7 @@ fn roles(views: &[RunView]) -> Markup {
         match (mapping.roles.get(name), study.roles[name].lab.as_deref()) {
             (Some(m), _) => html! {
                 code { (m.target) }
+                @if let Some(src) = v.run.sources.get(name) { " (" (src) ")" }
                 @if let Some(d) = &m.description { br; (d) }
             },
             (None, Some(lab)) if mapping.uses_lab() => html! { code { (lab) } " (the lab's)" },

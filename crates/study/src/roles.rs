@@ -33,6 +33,11 @@ pub struct Mapping {
     /// The user's commands for what the lab does itself (`--hook NAME=COMMAND`; `hooks`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub hooks: BTreeMap<String, String>,
+    /// Roles that cannot be mounted at once with the others, each with the command that
+    /// makes it the mounted one (`--switch ROLE=COMMAND`): their steps run one role at a
+    /// time, in alternating blocks.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub switches: BTreeMap<String, String>,
 }
 
 /// What the user gave on the command line: `--target`s, a `--targets` file, `--hook`s
@@ -41,7 +46,15 @@ pub struct Given<'a> {
     pub targets: &'a [String],
     pub file: Option<&'a Path>,
     pub hooks: &'a [String],
+    pub switches: &'a [String],
     pub with_lab: bool,
+}
+
+/// `NAME=COMMAND` of `--hook` and `--switch`.
+fn name_and_command<'a>(flag: &str, arg: &'a str) -> Result<(&'a str, &'a str), String> {
+    arg.split_once('=')
+        .filter(|(n, c)| !n.is_empty() && !c.trim().is_empty())
+        .ok_or_else(|| format!("{flag} {arg}: give NAME=COMMAND"))
 }
 
 /// `--targets FILE.toml`: one `[roles.NAME]` table (`target`, `description`) per role.
@@ -75,21 +88,24 @@ impl Mapping {
             m.add_arg(a)?;
         }
         for h in given.hooks {
-            let (name, command) = h
-                .split_once('=')
-                .filter(|(n, c)| !n.is_empty() && !c.trim().is_empty())
-                .ok_or_else(|| format!("--hook {h}: give NAME=COMMAND"))?;
+            let (name, command) = name_and_command("--hook", h)?;
             crate::hooks::check_name(name)?;
             if m.hooks.insert(name.into(), command.into()).is_some() {
                 return Err(format!("--hook {name} is given twice"));
+            }
+        }
+        for sw in given.switches {
+            let (role, command) = name_and_command("--switch", sw)?;
+            if m.switches.insert(role.into(), command.into()).is_some() {
+                return Err(format!("--switch {role} is given twice"));
             }
         }
         let file = given.file;
         if let Some(f) = file {
             m.add_file(f)?;
         }
-        if m.is_empty() && (given.with_lab || !m.hooks.is_empty()) {
-            return Err("--with-lab and --hook: map a role with --target or --targets first (without any, the lab plays every role)".into());
+        if m.is_empty() && (given.with_lab || !m.hooks.is_empty() || !m.switches.is_empty()) {
+            return Err("--with-lab, --hook and --switch: map a role with --target or --targets first (without any, the lab plays every role)".into());
         }
         m.check(study)?;
         Ok(m)
@@ -142,8 +158,14 @@ impl Mapping {
         Ok(())
     }
 
-    /// Every mapped role is one the study names, and no two roles share a target.
+    /// Every mapped (and switched) role is one the study names, and a switched role is
+    /// mapped.
     pub fn check(&self, study: &Study) -> Result<(), String> {
+        if let Some(role) = self.switches.keys().find(|r| !self.roles.contains_key(*r)) {
+            return Err(format!(
+                "--switch {role}: map the role first (--target {role}=...)"
+            ));
+        }
         for role in self.roles.keys() {
             if !study.roles.contains_key(role) {
                 let known = study.roles.keys().cloned().collect::<Vec<_>>();
@@ -175,6 +197,8 @@ pub enum Play {
         names: Vec<String>,
         targets: Vec<String>,
         lab: bool,
+        /// One role at a time, in alternating blocks (a role of the step is switched).
+        one_at_a_time: bool,
     },
     NotRun(String),
 }
@@ -197,6 +221,7 @@ pub fn play(study: &Study, step: &Step, line_targets: &[String], mapping: &Mappi
             names: line_targets.to_vec(),
             targets: line_targets.to_vec(),
             lab,
+            one_at_a_time: false,
         };
     }
     let mut targets = Vec::new();
@@ -234,10 +259,20 @@ pub fn play(study: &Study, step: &Step, line_targets: &[String], mapping: &Mappi
                 "it runs on the lab's client hosts (lab mpirun); add --with-lab to run it".into(),
             );
         }
+        let one_at_a_time = step
+            .targets
+            .iter()
+            .any(|r| mapping.switches.contains_key(r));
+        if one_at_a_time && (step.action.is_some() || step.clients.is_some_and(|n| n > 1)) {
+            return Play::NotRun(
+                "a switched role cannot take part in a failover or a multi-client step; run it without --switch".into(),
+            );
+        }
         return Play::Run {
             names: step.targets.clone(),
             targets,
             lab,
+            one_at_a_time,
         };
     }
     let maps: Vec<String> = missing
@@ -327,6 +362,7 @@ run = "/tmp -i write"
                 names: vec!["linux".into(), "windows".into()],
                 targets: vec!["/mnt/lin".into(), "/mnt/win".into()],
                 lab: false,
+                one_at_a_time: false,
             }
         );
         // The lab's own step is not run with a mapping, unless the lab is asked for.
@@ -353,6 +389,7 @@ run = "/tmp -i write"
                 names: vec!["linux".into(), "windows".into()],
                 targets: vec!["lab:nfs3".into(), "/mnt/win".into()],
                 lab: true,
+                one_at_a_time: false,
             }
         );
     }

@@ -33,6 +33,8 @@ pub struct StepRun {
     pub names: Vec<String>,
     /// Whether the lab must be up for it.
     pub lab: bool,
+    /// One role at a time, in alternating blocks (`--switch`): `steps/ID/block-N/ROLE/`.
+    pub one_at_a_time: bool,
     pub plan: Plan,
 }
 
@@ -97,6 +99,7 @@ pub fn plan(
                 names,
                 targets,
                 lab,
+                one_at_a_time,
             } => StepPlan::Run(Box::new(StepRun {
                 // As the user would type it: the roles' targets in place.
                 line: match step.targets.is_empty() {
@@ -106,6 +109,7 @@ pub fn plan(
                 targets,
                 names,
                 lab,
+                one_at_a_time,
                 plan,
             })),
         });
@@ -132,6 +136,7 @@ pub fn run(p: Prepared, out: &mut dyn Write) -> CliResult<()> {
     assert_eq!(runs.len(), study.steps.len(), "one run (or none) per step");
     let started = Instant::now();
     let hooks = st.mapping.hooks.clone();
+    let switches = st.mapping.switches.clone();
     let mut lab = LabGuard::new(study, scale);
     let base_needs = study.lab.clone().unwrap_or_default();
     let blocks = scale.blocks();
@@ -200,7 +205,9 @@ pub fn run(p: Prepared, out: &mut dyn Write) -> CliResult<()> {
                 sdir: &sdir,
                 earlier: earlier.as_deref(),
                 vars: &scale.var_texts(),
+                blocks,
                 hooks: &hooks,
+                switches: &switches,
             };
             run_step(step, step_run, at, &mut st, out)
         })();
@@ -345,12 +352,81 @@ fn run_multi_client(n: u32, r: &StepRun, sdir: &Path) -> CliResult<StepStatus> {
 }
 
 /// Where a step runs: its directory, the cut-off attempt kept from before (if any), the
-/// scale's values (an action's sizes may be variables) and the user's hooks.
+/// scale's values (an action's sizes may be variables) and blocks, and the user's hooks
+/// and switches.
 struct StepAt<'a> {
     sdir: &'a Path,
     earlier: Option<&'a Path>,
     vars: &'a BTreeMap<String, String>,
+    blocks: u32,
     hooks: &'a BTreeMap<String, String>,
+    switches: &'a BTreeMap<String, String>,
+}
+
+/// A step whose roles cannot be mounted at once (`--switch`): block by block, each role in
+/// turn, after its switch command (kept as `block-N/ROLE.switch.log`), measured alone into
+/// `steps/ID/block-N/ROLE/`. Its comparisons take the blocks as replicates (`load_step`).
+fn run_one_at_a_time(
+    step: &Step,
+    r: &StepRun,
+    at: &StepAt,
+    out: &mut dyn Write,
+) -> CliResult<StepStatus> {
+    let mut status = StepStatus::Complete;
+    for n in 1..=at.blocks {
+        let bdir = at.sdir.join(format!("block-{n}"));
+        std::fs::create_dir_all(&bdir)
+            .map_err(|e| CliError::failed(format!("cannot make {}: {e}", bdir.display())))?;
+        for (name, target) in r.names.iter().zip(&r.targets) {
+            if session::cancelled() {
+                return Ok(StepStatus::Interrupted);
+            }
+            if let Some(command) = at.switches.get(name) {
+                let log = bdir.join(format!("{name}.switch.log"));
+                crate::hooks::run(
+                    &format!("switch {name}"),
+                    command,
+                    &log,
+                    crate::hooks::LIMIT,
+                )
+                .map_err(CliError::failed)?;
+            }
+            let _ = writeln!(
+                out,
+                "study: step {}: block {n} of {}: {name}",
+                step.id, at.blocks
+            );
+            let mut command_line = vec!["sharebench".to_string(), "run".to_string()];
+            command_line.push(target.clone());
+            command_line.extend(
+                crate::spec::split_args(&r.line)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .skip(r.targets.len()),
+            );
+            let result = session::execute(
+                SessionSpec {
+                    plan: &r.plan,
+                    targets: std::slice::from_ref(target),
+                    names: std::slice::from_ref(name),
+                    out: Some(bdir.join(name)),
+                    command_line,
+                    carried: Vec::new(),
+                    cluster: None,
+                    remount_at: None,
+                    quiet: false,
+                },
+                &mut |_| {},
+            )?;
+            if result.summary.interrupted {
+                return Ok(StepStatus::Interrupted);
+            }
+            if !result.summary.all_ok() {
+                status = StepStatus::Failed;
+            }
+        }
+    }
+    Ok(status)
 }
 
 /// Who takes a replica down mid-run and brings it back: the lab (kills and restarts
@@ -414,6 +490,10 @@ fn run_step(
     if let Some(n) = step.clients.filter(|&n| n > 1) {
         // Its ranks measure a cut-off attempt again whole: nothing is carried over.
         return run_multi_client(n, r, at.sdir);
+    }
+    if r.one_at_a_time {
+        // Measured again whole after a cut-off, too: its blocks belong together.
+        return run_one_at_a_time(step, r, &at, out);
     }
     let mut plan = r.plan.clone();
     let mut carried = Vec::new();

@@ -147,6 +147,7 @@ pub fn write_dir(
             server_fs: None,
             server_mount_options: None,
             location: None,
+            mount_source: None,
         }],
         plan: Plan {
             ops: ops.to_vec(),
