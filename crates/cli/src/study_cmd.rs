@@ -93,6 +93,11 @@ pub struct StudyRunArgs {
     /// replicates; repeatable
     #[arg(long = "switch", value_name = "ROLE=COMMAND")]
     pub switches: Vec<String>,
+    /// Your client machines, one MPI rank each (mpirun's hostfile: a host a line,
+    /// optionally slots=N): the multi-client steps run there through mpirun, with the same
+    /// mapping on every machine (docs/guide/multi-client.md)
+    #[arg(long, value_name = "FILE")]
+    pub hostfile: Option<PathBuf>,
 }
 
 pub fn main(args: StudyArgs) -> CliResult<()> {
@@ -134,6 +139,7 @@ fn mapping(a: &StudyRunArgs, study: &Study) -> CliResult<Mapping> {
         file: a.targets_file.as_deref(),
         hooks: &a.hooks,
         switches: &a.switches,
+        hostfile: a.hostfile.as_deref(),
         with_lab: a.with_lab,
     };
     let m = Mapping::given(given, study).map_err(CliError::usage)?;

@@ -305,3 +305,103 @@ fn metadata_and_stream_workloads_add_up_across_ranks() {
     }
     assert_no_workdir(shm.path());
 }
+
+/// A study's multi-client step on the user's own client machines (`study run --hostfile`):
+/// mpirun starts one rank per slot of their hostfile (here three on this machine), every
+/// rank with the same mapping of roles to targets, and the claim is read from their sums.
+#[test]
+fn a_study_runs_its_multi_client_step_on_the_users_hostfile() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = (shm_dir(), tempfile::tempdir_in("/var/tmp").unwrap());
+    let study = tmp.path().join("clients.toml");
+    std::fs::write(
+        &study,
+        r#"
+name = "clients"
+title = "Three clients"
+seed = "none"
+question = "Which is faster from three clients?"
+about = "For tests."
+[roles.a]
+about = "server a"
+maps_to = "a directory"
+[roles.b]
+about = "server b"
+maps_to = "a directory"
+[scales.tiny]
+minutes = 1
+vars = {}
+[[steps]]
+id = "three"
+title = "three clients at once"
+targets = ["a", "b"]
+clients = 3
+run = "-i write,read --file-sizes 1m --record-sizes 64k"
+[[claims]]
+id = "b-faster"
+said = "b is faster from three clients"
+check = { kind = "faster", step = "three", a = "b", b = "a", ops = ["write", "read"], threads = 3 }
+"#,
+    )
+    .unwrap();
+    let hosts = tmp.path().join("hosts");
+    let out = tmp.path().join("run");
+    let study_run = |hostfile: &str| {
+        run(&[
+            "study",
+            "run",
+            study.to_str().unwrap(),
+            "--scale",
+            "tiny",
+            "--target",
+            &format!("a={}", a.path().display()),
+            "--target",
+            &format!("b={}", b.path().display()),
+            "--hostfile",
+            hostfile,
+            "--out",
+            out.to_str().unwrap(),
+        ])
+    };
+    // Two slots for a step of three clients: not run, and said why.
+    std::fs::write(&hosts, "localhost slots=2\n").unwrap();
+    let o = study_run(hosts.to_str().unwrap());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("holds 2 slots"), "{}", stdout(&o));
+    std::fs::remove_dir_all(&out).unwrap();
+    std::fs::write(&hosts, "localhost slots=3\n").unwrap();
+    let o = study_run(hosts.to_str().unwrap());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let recs = records(&out.join("steps/three"));
+    for role in ["a", "b"] {
+        let ranks: std::collections::BTreeSet<u64> = recs
+            .iter()
+            .filter(|r| r["target"] == role && r["scope"] == "worker")
+            .filter_map(|r| r["rank"].as_u64())
+            .collect();
+        assert_eq!(ranks.len(), 3, "{role}: ranks {ranks:?}");
+    }
+    let line = stdout(&o)
+        .lines()
+        .find(|l| l.contains("b-faster:"))
+        .map(str::to_string)
+        .unwrap_or_default();
+    assert!(line.contains("3 workers, children-see"), "{}", stdout(&o));
+    let o = run(&[
+        "study",
+        "run",
+        study.to_str().unwrap(),
+        "--scale",
+        "tiny",
+        "--target",
+        &format!("a={}", a.path().display()),
+        "--hostfile",
+        "/no/such/hosts",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--hostfile /no/such/hosts"),
+        "{}",
+        stderr(&o)
+    );
+}

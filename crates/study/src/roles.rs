@@ -38,6 +38,10 @@ pub struct Mapping {
     /// time, in alternating blocks.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub switches: BTreeMap<String, String>,
+    /// The user's client machines, one MPI rank each (`--hostfile`, mpirun's format): the
+    /// multi-client steps run there, with the same mapping on every rank.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hostfile: Option<std::path::PathBuf>,
 }
 
 /// What the user gave on the command line: `--target`s, a `--targets` file, `--hook`s
@@ -47,7 +51,41 @@ pub struct Given<'a> {
     pub file: Option<&'a Path>,
     pub hooks: &'a [String],
     pub switches: &'a [String],
+    pub hostfile: Option<&'a Path>,
     pub with_lab: bool,
+}
+
+/// The slots of an mpirun hostfile (`HOST [slots=N]` a line, `#` comments): how many ranks
+/// it can hold. Refused when it is not a small regular file or names no host.
+pub fn hostfile_slots(path: &Path) -> Result<u32, String> {
+    let shown = path.display();
+    let meta = std::fs::metadata(path).map_err(|e| format!("--hostfile {shown}: {e}"))?;
+    if !meta.is_file() || meta.len() > MAX_TARGETS_FILE {
+        return Err(format!(
+            "--hostfile {shown}: not a hostfile (a text file, a host a line)"
+        ));
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| format!("--hostfile {shown}: {e}"))?;
+    let mut slots = 0;
+    for line in text.lines() {
+        let mut words = line.split('#').next().unwrap_or("").split_whitespace();
+        if words.next().is_none() {
+            continue;
+        }
+        let n = words
+            .find_map(|w| w.strip_prefix("slots="))
+            .map(|n| {
+                n.parse::<u32>()
+                    .map_err(|_| format!("--hostfile {shown}: '{line}': slots=N"))
+            })
+            .transpose()?
+            .unwrap_or(1);
+        slots += n;
+    }
+    if slots == 0 {
+        return Err(format!("--hostfile {shown}: names no host"));
+    }
+    Ok(slots)
 }
 
 /// `NAME=COMMAND` of `--hook` and `--switch`.
@@ -100,12 +138,20 @@ impl Mapping {
                 return Err(format!("--switch {role} is given twice"));
             }
         }
+        if let Some(h) = given.hostfile {
+            // Absolute: mpirun reads it when a step runs, from wherever it is started.
+            let h =
+                std::fs::canonicalize(h).map_err(|e| format!("--hostfile {}: {e}", h.display()))?;
+            hostfile_slots(&h)?;
+            m.hostfile = Some(h);
+        }
         let file = given.file;
         if let Some(f) = file {
             m.add_file(f)?;
         }
-        if m.is_empty() && (given.with_lab || !m.hooks.is_empty() || !m.switches.is_empty()) {
-            return Err("--with-lab, --hook and --switch: map a role with --target or --targets first (without any, the lab plays every role)".into());
+        let extras = !m.hooks.is_empty() || !m.switches.is_empty() || m.hostfile.is_some();
+        if m.is_empty() && (given.with_lab || extras) {
+            return Err("--with-lab, --hook, --switch and --hostfile: map a role with --target or --targets first (without any, the lab plays every role)".into());
         }
         m.check(study)?;
         Ok(m)
@@ -254,10 +300,24 @@ pub fn play(study: &Study, step: &Step, line_targets: &[String], mapping: &Mappi
                 ));
             }
         }
+        let clients = step.clients.unwrap_or(1);
+        let own_clients = clients > 1 && mapping.hostfile.is_some() && !mapping.uses_lab();
+        if own_clients {
+            let slots = mapping
+                .hostfile
+                .as_deref()
+                .map_or(0, |h| hostfile_slots(h).unwrap_or(0));
+            if slots < clients {
+                return Play::NotRun(format!(
+                    "it runs on {clients} client machines and the hostfile holds {slots} slots"
+                ));
+            }
+            lab = false;
+        }
         if lab && !mapping.uses_lab() {
-            return Play::NotRun(
-                "it runs on the lab's client hosts (lab mpirun); add --with-lab to run it".into(),
-            );
+            return Play::NotRun(format!(
+                "it runs on {clients} client machines: give --hostfile FILE (one line per client), or --with-lab for the lab's client hosts"
+            ));
         }
         let one_at_a_time = step
             .targets
@@ -405,8 +465,25 @@ run = "/tmp -i write"
         m.add_arg("windows=/mnt/win").unwrap();
         m.add_arg("linux=/mnt/lin").unwrap();
         assert!(
-            matches!(play(&s, &s.steps[0], &[], &m), Play::NotRun(w) if w.contains("lab mpirun"))
+            matches!(play(&s, &s.steps[0], &[], &m), Play::NotRun(w) if w.contains("--hostfile"))
         );
+        // The user's client machines: one line each, or slots.
+        let dir = tempfile::tempdir().unwrap();
+        let hosts = dir.path().join("hosts");
+        std::fs::write(&hosts, "# three PCs\npc1\npc2 slots=1\n").unwrap();
+        m.hostfile = Some(hosts.clone());
+        assert!(
+            matches!(play(&s, &s.steps[0], &[], &m), Play::NotRun(w) if w.contains("holds 2 slots"))
+        );
+        std::fs::write(&hosts, "pc1\npc2\npc3 # the third\n").unwrap();
+        assert!(matches!(
+            play(&s, &s.steps[0], &[], &m),
+            Play::Run { lab: false, .. }
+        ));
+        assert_eq!(hostfile_slots(&hosts), Ok(3));
+        std::fs::write(&hosts, "pc1 slots=x\n").unwrap();
+        assert!(hostfile_slots(&hosts).unwrap_err().contains("slots=N"));
+        m.hostfile = None;
         m.with_lab = true;
         assert!(matches!(
             play(&s, &s.steps[0], &[], &m),

@@ -135,8 +135,7 @@ pub fn run(p: Prepared, out: &mut dyn Write) -> CliResult<()> {
     } = p;
     assert_eq!(runs.len(), study.steps.len(), "one run (or none) per step");
     let started = Instant::now();
-    let hooks = st.mapping.hooks.clone();
-    let switches = st.mapping.switches.clone();
+    let mapping = st.mapping.clone();
     let mut lab = LabGuard::new(study, scale);
     let base_needs = study.lab.clone().unwrap_or_default();
     let blocks = scale.blocks();
@@ -206,8 +205,7 @@ pub fn run(p: Prepared, out: &mut dyn Write) -> CliResult<()> {
                 earlier: earlier.as_deref(),
                 vars: &scale.var_texts(),
                 blocks,
-                hooks: &hooks,
-                switches: &switches,
+                mapping: &mapping,
             };
             run_step(step, step_run, at, &mut st, out)
         })();
@@ -315,39 +313,65 @@ fn conclude(
     }
 }
 
-/// A multi-client step: `sharebench lab mpirun --np N run --plan-file FILE TARGETS --out
-/// SDIR`, as a child process (MPI initialises once per process, and the ranks run on the
-/// lab's client hosts). The ranks get the step's plan as data, written beside its
-/// directory, not its line to parse again; a cut-off attempt is measured again whole.
-fn run_multi_client(n: u32, r: &StepRun, sdir: &Path) -> CliResult<StepStatus> {
+/// A multi-client step: `sharebench run --plan-file FILE TARGETS --out SDIR` on N clients
+/// at once, as a child process (MPI initialises once per process): on the lab's client
+/// hosts through `sharebench lab mpirun`, or on the user's machines through `mpirun
+/// --hostfile` (`study run --hostfile`). The ranks get the step's plan as data, written
+/// beside its directory, not its line to parse again; a cut-off attempt is measured again
+/// whole.
+fn run_multi_client(
+    n: u32,
+    r: &StepRun,
+    sdir: &Path,
+    hostfile: Option<&Path>,
+) -> CliResult<StepStatus> {
     let me = std::env::current_exe()
         .map_err(|e| CliError::failed(format!("cannot find this program: {e}")))?;
     let name = sdir.file_name().unwrap_or_default().to_string_lossy();
     let plan_path = sdir.with_file_name(format!("{name}.plan.json"));
     sharebench_core::plan_file::write(&plan_path, &r.plan).map_err(CliError::failed)?;
-    let mut args: Vec<String> = vec!["lab".into(), "mpirun".into(), "--np".into(), n.to_string()];
-    args.extend(["run".into(), "--plan-file".into()]);
-    args.push(plan_path.display().to_string());
+    let mut run: Vec<String> = vec!["run".into(), "--plan-file".into()];
+    run.push(plan_path.display().to_string());
     if r.names != r.targets {
-        args.push("--target-names".into());
-        args.push(r.names.join(","));
+        run.push("--target-names".into());
+        run.push(r.names.join(","));
     }
-    args.extend(r.targets.iter().cloned());
-    args.push("--out".into());
-    args.push(sdir.display().to_string());
-    let status = std::process::Command::new(me)
-        .args(&args)
+    run.extend(r.targets.iter().cloned());
+    run.push("--out".into());
+    run.push(sdir.display().to_string());
+    let (mut cmd, how) = match (r.lab, hostfile) {
+        (false, Some(hosts)) => {
+            let mut c = std::process::Command::new("mpirun");
+            if nix::unistd::geteuid().is_root() {
+                c.arg("--allow-run-as-root");
+            }
+            c.arg("--hostfile").arg(hosts).args(["-np", &n.to_string()]);
+            c.arg(&me).args(&run);
+            // Ranks on one machine share memory through vader, whose single-copy mode
+            // many containers refuse; across machines it is not used.
+            if std::env::var_os("OMPI_MCA_btl_vader_single_copy_mechanism").is_none() {
+                c.env("OMPI_MCA_btl_vader_single_copy_mechanism", "none");
+            }
+            (c, "mpirun --hostfile")
+        }
+        _ => {
+            let mut c = std::process::Command::new(&me);
+            c.args(["lab", "mpirun", "--np", &n.to_string()]).args(&run);
+            (c, "lab mpirun")
+        }
+    };
+    let status = cmd
         .stdout(std::process::Stdio::null())
         .status()
-        .map_err(|e| CliError::failed(format!("cannot start lab mpirun: {e}")))?;
+        .map_err(|e| CliError::failed(format!("cannot start {how}: {e}")))?;
     match status.code() {
         Some(0) => Ok(StepStatus::Complete),
         Some(130) => Ok(StepStatus::Interrupted),
         Some(1) if sdir.join("results.jsonl").exists() => Ok(StepStatus::Failed),
         Some(c) => Err(CliError::failed(format!(
-            "lab mpirun --np {n} ended with exit code {c}"
+            "{how} -np {n} ended with exit code {c}"
         ))),
-        None => Err(CliError::failed("lab mpirun was killed by a signal")),
+        None => Err(CliError::failed(format!("{how} was killed by a signal"))),
     }
 }
 
@@ -359,8 +383,8 @@ struct StepAt<'a> {
     earlier: Option<&'a Path>,
     vars: &'a BTreeMap<String, String>,
     blocks: u32,
-    hooks: &'a BTreeMap<String, String>,
-    switches: &'a BTreeMap<String, String>,
+    /// The user's hooks, switches and hostfile.
+    mapping: &'a Mapping,
 }
 
 /// A step whose roles cannot be mounted at once (`--switch`): block by block, each role in
@@ -381,7 +405,7 @@ fn run_one_at_a_time(
             if session::cancelled() {
                 return Ok(StepStatus::Interrupted);
             }
-            if let Some(command) = at.switches.get(name) {
+            if let Some(command) = at.mapping.switches.get(name) {
                 let log = bdir.join(format!("{name}.switch.log"));
                 crate::hooks::run(
                     &format!("switch {name}"),
@@ -489,7 +513,7 @@ fn run_step(
         .ok_or_else(|| CliError::failed(format!("step {}: no run line to run", step.id)))?;
     if let Some(n) = step.clients.filter(|&n| n > 1) {
         // Its ranks measure a cut-off attempt again whole: nothing is carried over.
-        return run_multi_client(n, r, at.sdir);
+        return run_multi_client(n, r, at.sdir, at.mapping.hostfile.as_deref());
     }
     if r.one_at_a_time {
         // Measured again whole after a cut-off, too: its blocks belong together.
@@ -526,7 +550,7 @@ fn run_step(
             let by = match r.lab {
                 true => Failover::Lab { host: host.clone() },
                 false => Failover::Hooks {
-                    hooks: at.hooks.clone(),
+                    hooks: at.mapping.hooks.clone(),
                     sdir: at.sdir.to_path_buf(),
                 },
             };
