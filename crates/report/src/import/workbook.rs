@@ -74,6 +74,8 @@ pub fn read_with_calamine(bytes: &[u8]) -> Result<Grid, String> {
     use calamine::{Reader, Sheets};
     if bytes.starts_with(b"PK\x03\x04") {
         check_unpacked_size(bytes, MAX_UNPACKED_BYTES)?;
+    } else if bytes.starts_with(&CFB_MAGIC) {
+        check_biff_extent(bytes)?;
     }
     let cursor = std::io::Cursor::new(bytes.to_vec());
     let mut wb = calamine::open_workbook_auto_from_rs(cursor)
@@ -102,6 +104,85 @@ pub fn read_with_calamine(bytes: &[u8]) -> Result<Grid, String> {
         }
     }
     Ok(grid)
+}
+
+/// The start of an OLE compound file, which holds a BIFF5/8 `.xls`'s workbook stream.
+const CFB_MAGIC: [u8; 8] = [0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1];
+
+/// Refuses a BIFF5/8 workbook whose sheets span more than [`MAX_CELLS`] cells, before
+/// calamine reads it: calamine builds each sheet as one dense rectangle from its first to
+/// its last cell, so two cells at opposite corners (A1 and IV65536) would cost 16.7
+/// million. The workbook stream's cell records are scanned for each sheet's corners.
+fn check_biff_extent(bytes: &[u8]) -> Result<(), String> {
+    let mut cf = cfb::CompoundFile::open(std::io::Cursor::new(bytes))
+        .map_err(|e| format!("cannot read workbook: {e}"))?;
+    let name = ["/Workbook", "/Book"]
+        .into_iter()
+        .find(|n| cf.exists(n))
+        .ok_or("cannot read workbook: no Workbook stream")?;
+    let mut stream = Vec::new();
+    std::io::Read::read_to_end(
+        &mut cf
+            .open_stream(name)
+            .map_err(|e| format!("cannot read workbook: {e}"))?,
+        &mut stream,
+    )
+    .map_err(|e| format!("cannot read workbook: {e}"))?;
+    let cells = biff_sheet_extents(&stream).into_iter().max().unwrap_or(0);
+    if cells > MAX_CELLS as u64 {
+        return Err(format!(
+            "a sheet spans {cells} cells from its first to its last; an IOzone workbook holds a few thousand"
+        ));
+    }
+    Ok(())
+}
+
+/// For each BOF..EOF substream of a BIFF5/8 workbook stream, the cells of the rectangle
+/// from its first to its last cell record (what calamine would allocate).
+fn biff_sheet_extents(stream: &[u8]) -> Vec<u64> {
+    // Cell records (MS-XLS 2.4): row and column lead their data; MULRK and MULBLANK end
+    // with their last column.
+    const CELLS: [u16; 9] = [
+        0x0006, 0x0201, 0x0203, 0x0204, 0x0205, 0x027E, 0x00FD, 0x00D6, 0x0406,
+    ];
+    const MULTI: [u16; 2] = [0x00BD, 0x00BE];
+    let mut out = Vec::new();
+    let mut bounds: Option<(u32, u32, u32, u32)> = None;
+    let mut at = 0usize;
+    let u16_at = |b: &[u8], i: usize| b.get(i..i + 2).map(|x| u16::from_le_bytes([x[0], x[1]]));
+    while let (Some(kind), Some(len)) = (u16_at(stream, at), u16_at(stream, at + 2)) {
+        let data = stream.get(at + 4..at + 4 + len as usize).unwrap_or(&[]);
+        at += 4 + len as usize;
+        let cell = match kind {
+            k if CELLS.contains(&k) => u16_at(data, 0).zip(u16_at(data, 2)).map(|(r, c)| (r, c, c)),
+            k if MULTI.contains(&k) && data.len() >= 6 => u16_at(data, 0)
+                .zip(u16_at(data, 2))
+                .zip(u16_at(data, data.len() - 2))
+                .map(|((r, c0), c1)| (r, c0, c1)),
+            0x0809 => {
+                bounds = None;
+                None
+            }
+            0x000A => {
+                if let Some((r0, r1, c0, c1)) = bounds.take() {
+                    out.push(u64::from(r1 - r0 + 1) * u64::from(c1 - c0 + 1));
+                }
+                None
+            }
+            _ => None,
+        };
+        if let Some((r, c0, c1)) = cell {
+            let (r, c0, c1) = (u32::from(r), u32::from(c0), u32::from(c1.max(c0)));
+            bounds = Some(match bounds {
+                None => (r, r, c0, c1),
+                Some((a, b, c, d)) => (a.min(r), b.max(r), c.min(c0), d.max(c1)),
+            });
+        }
+    }
+    if let Some((r0, r1, c0, c1)) = bounds {
+        out.push(u64::from(r1 - r0 + 1) * u64::from(c1 - c0 + 1));
+    }
+    out
 }
 
 /// The first sheet of an `.xlsx`, cell by cell; at most [`MAX_CELLS`] cells.
@@ -396,6 +477,62 @@ fn parse_throughput(grid: &Grid, command: &str, source: &str) -> Vec<Record> {
 mod tests {
     use super::*;
     use std::io::Write;
+
+    /// A BIFF8 record.
+    fn record(kind: u16, data: &[u8]) -> Vec<u8> {
+        let mut r = kind.to_le_bytes().to_vec();
+        r.extend((data.len() as u16).to_le_bytes());
+        r.extend(data);
+        r
+    }
+
+    /// A NUMBER record at (row, col).
+    fn number(row: u16, col: u16) -> Vec<u8> {
+        let mut d = row.to_le_bytes().to_vec();
+        d.extend(col.to_le_bytes());
+        d.extend([0, 0]);
+        d.extend(1.5f64.to_le_bytes());
+        record(0x0203, &d)
+    }
+
+    /// An `.xls`: a compound file whose Workbook stream is `stream`.
+    fn xls(stream: &[u8]) -> Vec<u8> {
+        let mut cf = cfb::CompoundFile::create(std::io::Cursor::new(Vec::new())).unwrap();
+        cf.create_stream("/Workbook")
+            .unwrap()
+            .write_all(stream)
+            .unwrap();
+        cf.flush().unwrap();
+        cf.into_inner().into_inner()
+    }
+
+    #[test]
+    fn a_biff8_sheet_spanning_millions_of_cells_is_refused_before_calamine() {
+        let bof = record(0x0809, &[0, 6, 0x10, 0, 0, 0, 0, 0]);
+        let eof = record(0x000A, &[]);
+        // Two cells at opposite corners: calamine would allocate the 16.7 million between.
+        let corners = [bof.clone(), number(0, 0), number(65535, 255), eof.clone()].concat();
+        assert_eq!(biff_sheet_extents(&corners), vec![65536 * 256]);
+        let e = read_with_calamine(&xls(&corners)).unwrap_err();
+        assert!(e.contains("spans 16777216 cells"), "{e}");
+        // A MULRK's last column counts, and each sheet is its own rectangle.
+        let mut mulrk = 2u16.to_le_bytes().to_vec();
+        mulrk.extend(1u16.to_le_bytes());
+        mulrk.extend([0u8; 12]);
+        mulrk.extend(9u16.to_le_bytes());
+        let two = [
+            bof.clone(),
+            number(0, 0),
+            record(0x00BD, &mulrk),
+            eof.clone(),
+            bof,
+            number(5, 5),
+            eof,
+        ]
+        .concat();
+        assert_eq!(biff_sheet_extents(&two), vec![3 * 10, 1]);
+        assert!(check_biff_extent(&xls(&two)).is_ok());
+    }
 
     /// A minimal .xlsx whose one sheet is `sheet` (the XML of xl/worksheets/sheet1.xml).
     fn xlsx(sheet: &[u8]) -> Vec<u8> {
