@@ -9,13 +9,12 @@ use crate::run_cmd::{self, RunArgs};
 use crate::session;
 use clap::{Args, Parser, Subcommand};
 use sharebench_core::plan::Plan;
-use sharebench_core::safe_dir::SafeDir;
 use sharebench_study::roles::{Given, Mapping};
 use sharebench_study::run::{Prepared, StepPlan};
 use sharebench_study::spec::{Scale, Step, Study};
-use sharebench_study::state::{self, RunState};
+use sharebench_study::state::{self, Opening, RunState};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 pub struct StudyArgs {
@@ -150,66 +149,6 @@ fn mapping(a: &StudyRunArgs, study: &Study) -> CliResult<Mapping> {
     Ok(m)
 }
 
-/// Writes `text` into the new study directory, or checks the one being resumed.
-fn open_study_dir(
-    a: &StudyRunArgs,
-    study: &Study,
-    text: &str,
-    mapping: Mapping,
-) -> CliResult<(PathBuf, RunState)> {
-    if a.resume {
-        let dir = a.out.clone().expect("clap: --resume requires --out");
-        if !sharebench_study::is_study_dir(&dir) {
-            return Err(CliError::usage(format!(
-                "--resume: {} is not a study directory",
-                dir.display()
-            )));
-        }
-        let saved = std::fs::read_to_string(dir.join(state::STUDY_FILE))
-            .map_err(|e| CliError::usage(format!("--resume: {e}")))?;
-        let saved_study = Study::parse(&saved).map_err(CliError::usage)?;
-        let st = RunState::load(&dir).map_err(CliError::usage)?;
-        if saved_study.name != study.name || st.scale != a.scale {
-            return Err(CliError::usage(format!(
-                "--resume: {} holds study {} at scale {}, not {} at {}",
-                dir.display(),
-                saved_study.name,
-                st.scale,
-                study.name,
-                a.scale
-            )));
-        }
-        let mut st = st;
-        if a.threshold.is_some() {
-            st.threshold_pct = a.threshold;
-        }
-        if !mapping.is_empty() && mapping != st.mapping {
-            return Err(CliError::usage(format!(
-                "--resume: {} was run with other --target mappings; resume it without them (its own are kept)",
-                dir.display()
-            )));
-        }
-        return Ok((dir, st));
-    }
-    let run_id = session::new_run_id();
-    let dir = a.out.clone().unwrap_or_else(|| {
-        Path::new("sharebench-results").join(format!("study-{}-{run_id}", study.name))
-    });
-    sharebench_report::check_out_dir(&dir).map_err(|e| CliError::usage(e.0))?;
-    let io = |e: std::io::Error| CliError::usage(format!("--out {}: {e}", dir.display()));
-    // Held open: nothing written there follows a symlink planted meanwhile.
-    let out = SafeDir::create(&dir).map_err(io)?;
-    out.subdir("steps").map_err(io)?;
-    let marker = format!("sharebench study {}\n", study.name);
-    out.replace(state::STUDY_MARKER, marker.as_bytes(), 0o644)
-        .map_err(io)?;
-    out.replace(state::STUDY_FILE, text.as_bytes(), 0o644)
-        .map_err(io)?;
-    let st = RunState::new(study, &a.scale, a.threshold, mapping);
-    st.save(&dir).map_err(CliError::failed)?;
-    Ok((dir, st))
-}
-
 /// Parses a step's `run` line as `sharebench run` would.
 fn parse_run_line(step: &str, line: &str) -> CliResult<RunArgs> {
     #[derive(Parser)]
@@ -276,7 +215,15 @@ fn run(a: StudyRunArgs) -> CliResult<()> {
         }
     }
     let runs = prepare_runs(&study, &scale, &mapping)?;
-    let (dir, state) = open_study_dir(&a, &study, &text, mapping)?;
+    let opening = Opening {
+        scale: &a.scale,
+        threshold_pct: a.threshold,
+        mapping,
+    };
+    let (dir, state) = match (&a.out, a.resume) {
+        (Some(dir), true) => state::resume_dir(dir, &study, opening),
+        (out, _) => state::create_dir(out.clone(), &study, &text, opening),
+    }?;
     session::install_ctrlc();
     let mut out = crate::stdout::stdout();
     let _ = writeln!(

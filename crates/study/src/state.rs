@@ -1,13 +1,16 @@
-//! `study.json`: what a study run has done so far, rewritten (atomically) after every
-//! step, so an interrupted run can be reported and resumed. A study directory holds the
-//! marker, `study.toml` (the study as run), `study.json`, and `steps/ID/` (one ordinary
-//! result directory per step, or per block: `steps/ID/block-N/`). Not: the records
-//! themselves (each run's results.jsonl).
+//! The study directory and `study.json`: what a study run has done so far, rewritten
+//! (atomically) after every step, so an interrupted run can be reported and resumed. A
+//! study directory holds the marker, `study.toml` (the study as run), `study.json`, and
+//! `steps/ID/` (one ordinary result directory per step, or per block: `steps/ID/block-N/`,
+//! or per block and role: `steps/ID/block-N/ROLE/`). Made new or reopened for `--resume`
+//! here. Not: the records themselves (each run's results.jsonl).
 
 use crate::check::Measurement;
 use crate::roles::Mapping;
 use crate::spec::{LabNeeds, Study};
 use serde::{Deserialize, Serialize};
+use sharebench_core::safe_dir::SafeDir;
+use sharebench_session::error::{CliError, CliResult};
 use std::path::{Path, PathBuf};
 
 /// The file that marks a directory as a study run's own.
@@ -149,4 +152,69 @@ impl RunState {
     pub fn step_mut(&mut self, id: &str) -> Option<&mut StepState> {
         self.steps.iter_mut().find(|s| s.id == id)
     }
+}
+
+/// What a study run is opened with: its scale, threshold and mapping.
+pub struct Opening<'a> {
+    pub scale: &'a str,
+    pub threshold_pct: Option<f64>,
+    pub mapping: Mapping,
+}
+
+/// Makes a new study directory (`out`, else `./sharebench-results/study-NAME-RUNID`): the
+/// marker, the study as it runs (`text`), `steps/`, and its state, all written through a
+/// handle held on the directory, so nothing follows a symlink planted meanwhile.
+pub fn create_dir(
+    out: Option<PathBuf>,
+    study: &Study,
+    text: &str,
+    o: Opening,
+) -> CliResult<(PathBuf, RunState)> {
+    let dir = out.unwrap_or_else(|| {
+        let run_id = sharebench_session::new_run_id();
+        Path::new("sharebench-results").join(format!("study-{}-{run_id}", study.name))
+    });
+    sharebench_report::check_out_dir(&dir).map_err(|e| CliError::usage(e.0))?;
+    let io = |e: std::io::Error| CliError::usage(format!("--out {}: {e}", dir.display()));
+    let held = SafeDir::create(&dir).map_err(io)?;
+    held.subdir("steps").map_err(io)?;
+    let marker = format!("sharebench study {}\n", study.name);
+    held.replace(STUDY_MARKER, marker.as_bytes(), 0o644)
+        .map_err(io)?;
+    held.replace(STUDY_FILE, text.as_bytes(), 0o644)
+        .map_err(io)?;
+    let st = RunState::new(study, o.scale, o.threshold_pct, o.mapping);
+    st.save(&dir).map_err(CliError::failed)?;
+    Ok((dir, st))
+}
+
+/// Reopens an interrupted run's directory for `--resume`: the same study at the same
+/// scale, its own mapping kept (a different one is refused); a threshold given now
+/// replaces its own.
+pub fn resume_dir(dir: &Path, study: &Study, o: Opening) -> CliResult<(PathBuf, RunState)> {
+    let shown = dir.display();
+    if !crate::is_study_dir(dir) {
+        return Err(CliError::usage(format!(
+            "--resume: {shown} is not a study directory"
+        )));
+    }
+    let saved = std::fs::read_to_string(dir.join(STUDY_FILE))
+        .map_err(|e| CliError::usage(format!("--resume: {e}")))?;
+    let saved_study = Study::parse(&saved).map_err(CliError::usage)?;
+    let mut st = RunState::load(dir).map_err(CliError::usage)?;
+    if saved_study.name != study.name || st.scale != o.scale {
+        return Err(CliError::usage(format!(
+            "--resume: {shown} holds study {} at scale {}, not {} at {}",
+            saved_study.name, st.scale, study.name, o.scale
+        )));
+    }
+    if o.threshold_pct.is_some() {
+        st.threshold_pct = o.threshold_pct;
+    }
+    if !o.mapping.is_empty() && o.mapping != st.mapping {
+        return Err(CliError::usage(format!(
+            "--resume: {shown} was run with other --target mappings; resume it without them (its own are kept)"
+        )));
+    }
+    Ok((dir.to_path_buf(), st))
 }
