@@ -190,10 +190,8 @@ impl RunEvidence {
 fn role_sources(dir: &Path, study: &Study) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     for step in study.steps.iter().filter(|s| !s.targets.is_empty()) {
-        let sdir = state::step_dir(dir, &step.id);
-        let manifests = std::iter::once(sdir.join("run.json"))
-            .chain((1..=64).map(|n| state::block_dir(dir, &step.id, n).join("run.json")));
-        for path in manifests.filter(|p| p.is_file()) {
+        let runs = StepRuns::of(dir, step);
+        for path in runs.dirs().iter().map(|d| d.join("run.json")) {
             let Ok(m) = std::fs::read(&path)
                 .map_err(|e| e.to_string())
                 .and_then(|b| {
@@ -230,21 +228,16 @@ fn load_step(
     threshold_pct: f64,
     warnings: &mut Vec<String>,
 ) -> Option<StepData> {
-    let switched = one_at_a_time_runs(dir, step);
-    if !switched.is_empty() {
-        return load_one_at_a_time(step, switched, threshold_pct, warnings);
-    }
-    let runs: Vec<(PathBuf, Option<Block>)> = match &step.alternate {
-        None => vec![(state::step_dir(dir, &step.id), None)],
-        Some(name) => (1..)
-            .map(|n| (state::block_dir(dir, &step.id, n), n))
-            .take_while(|(d, _)| d.join("results.jsonl").is_file())
-            .map(|(d, n)| {
-                let block = Block {
-                    alternation: name.clone(),
-                    n,
-                };
-                (d, Some(block))
+    let runs: Vec<(PathBuf, Option<Block>)> = match StepRuns::of(dir, step) {
+        StepRuns::OneAtATime(by_role) => {
+            return load_one_at_a_time(step, by_role, threshold_pct, warnings)
+        }
+        StepRuns::Once(d) => vec![(d, None)],
+        StepRuns::Alternating(blocks) => blocks
+            .into_iter()
+            .map(|(n, d)| {
+                let alternation = step.alternate.clone().unwrap_or_default();
+                (d, Some(Block { alternation, n }))
             })
             .collect(),
     };
@@ -299,24 +292,55 @@ fn load_step(
     })
 }
 
-/// The runs of a step measured one role at a time (`--switch`): `steps/ID/block-N/ROLE/`,
-/// with their block numbers; none for any other step.
-fn one_at_a_time_runs(dir: &Path, step: &spec::Step) -> Vec<(u32, PathBuf)> {
-    let mut runs = Vec::new();
-    for n in 1.. {
-        let block = state::step_dir(dir, &step.id).join(format!("block-{n}"));
-        let found: Vec<PathBuf> = step
-            .targets
-            .iter()
-            .map(|role| block.join(role))
-            .filter(|d| d.join("results.jsonl").is_file())
-            .collect();
-        if found.is_empty() {
-            break;
+/// Where a step of a study run left its records: one result directory, or one per block
+/// of a step that alternates (`steps/ID/block-N/`), or one per block and role of a step
+/// measured one role at a time (`--switch`: `steps/ID/block-N/ROLE/`).
+enum StepRuns {
+    Once(PathBuf),
+    Alternating(Vec<(u32, PathBuf)>),
+    OneAtATime(Vec<(u32, PathBuf)>),
+}
+
+impl StepRuns {
+    /// The step's result directories as this run left them (blocks up to the first missing).
+    fn of(dir: &Path, step: &spec::Step) -> StepRuns {
+        let has = |d: &Path| d.join("results.jsonl").is_file();
+        let mut by_role = Vec::new();
+        for n in 1.. {
+            let block = state::block_dir(dir, &step.id, n);
+            let found: Vec<PathBuf> = step
+                .targets
+                .iter()
+                .map(|role| block.join(role))
+                .filter(|d| has(d))
+                .collect();
+            if found.is_empty() {
+                break;
+            }
+            by_role.extend(found.into_iter().map(|d| (n, d)));
         }
-        runs.extend(found.into_iter().map(|d| (n, d)));
+        if !by_role.is_empty() {
+            return StepRuns::OneAtATime(by_role);
+        }
+        match step.alternate {
+            None => StepRuns::Once(state::step_dir(dir, &step.id)),
+            Some(_) => StepRuns::Alternating(
+                (1..)
+                    .map(|n| (n, state::block_dir(dir, &step.id, n)))
+                    .take_while(|(_, d)| has(d))
+                    .collect(),
+            ),
+        }
     }
-    runs
+
+    fn dirs(&self) -> Vec<&Path> {
+        match self {
+            StepRuns::Once(d) => vec![d.as_path()],
+            StepRuns::Alternating(v) | StepRuns::OneAtATime(v) => {
+                v.iter().map(|(_, d)| d.as_path()).collect()
+            }
+        }
+    }
 }
 
 /// A step measured one role at a time: each role's run in block N holds its repetitions
@@ -487,44 +511,37 @@ pub fn write_report(
         .flat_map(|(_, r)| r.warnings.iter().cloned())
         .collect();
     for step in &first.study.steps {
-        // One input per run, or per block of a step that alternates, each labelled
-        // when there are several.
+        // One input per run, or per block (and role) of a step that alternates (or runs
+        // one role at a time), each labelled when there are several.
         let mut inputs: Vec<(PathBuf, String)> = Vec::new();
+        let mut labelled = runs.len() > 1 || step.alternate.is_some();
         for (label, r) in runs.iter().filter(|(_, r)| r.steps.contains_key(&step.id)) {
             let of_run = if runs.len() > 1 {
                 format!("{label} ")
             } else {
                 String::new()
             };
-            let switched = one_at_a_time_runs(&r.dir, step);
-            if !switched.is_empty() {
-                // One role a run: the role's runs of every block are its replicates.
-                for (_, d) in switched {
-                    let role = d
-                        .file_name()
-                        .unwrap_or_default()
-                        .to_string_lossy()
-                        .into_owned();
-                    inputs.push((d, format!("{of_run}{role}")));
-                }
-                continue;
-            }
-            match &step.alternate {
-                None => inputs.push((state::step_dir(&r.dir, &step.id), label.clone())),
-                Some(_) => inputs.extend(
-                    (1..)
-                        .map(|n| (state::block_dir(&r.dir, &step.id, n), n))
-                        .take_while(|(d, _)| d.join("results.jsonl").is_file())
-                        .map(|(d, n)| (d, format!("{of_run}block {n}"))),
+            match StepRuns::of(&r.dir, step) {
+                StepRuns::Once(d) => inputs.push((d, label.clone())),
+                StepRuns::Alternating(blocks) => inputs.extend(
+                    blocks
+                        .into_iter()
+                        .map(|(n, d)| (d, format!("{of_run}block {n}"))),
                 ),
+                // One role a run: the role's runs of every block are its replicates.
+                StepRuns::OneAtATime(by_role) => {
+                    labelled = true;
+                    inputs.extend(by_role.into_iter().map(|(_, d)| {
+                        let role = d.file_name().unwrap_or_default().to_string_lossy();
+                        let label = format!("{of_run}{role}");
+                        (d, label)
+                    }))
+                }
             }
         }
         if inputs.is_empty() {
             continue;
         }
-        let labelled = runs.len() > 1
-            || step.alternate.is_some()
-            || !one_at_a_time_runs(&first.dir, step).is_empty();
         let (inputs, labels): (Vec<PathBuf>, Vec<String>) = inputs.into_iter().unzip();
         let labels = if labelled { labels } else { Vec::new() };
         let req = sharebench_report::ReportRequest {

@@ -59,13 +59,11 @@ pub struct Given<'a> {
 /// it can hold. Refused when it is not a small regular file or names no host.
 pub fn hostfile_slots(path: &Path) -> Result<u32, String> {
     let shown = path.display();
-    let meta = std::fs::metadata(path).map_err(|e| format!("--hostfile {shown}: {e}"))?;
-    if !meta.is_file() || meta.len() > MAX_TARGETS_FILE {
-        return Err(format!(
-            "--hostfile {shown}: not a hostfile (a text file, a host a line)"
-        ));
-    }
-    let text = std::fs::read_to_string(path).map_err(|e| format!("--hostfile {shown}: {e}"))?;
+    let text = small_text(
+        "--hostfile",
+        path,
+        "a hostfile (a text file, a host a line)",
+    )?;
     let mut slots = 0;
     for line in text.lines() {
         let mut words = line.split('#').next().unwrap_or("").split_whitespace();
@@ -104,6 +102,17 @@ struct TargetsFile {
 
 /// A targets file larger than this is not one.
 const MAX_TARGETS_FILE: u64 = 64 * 1024;
+
+/// The text of a small regular file a `flag` names (`what` it should be), or one line
+/// saying why not.
+fn small_text(flag: &str, path: &Path, what: &str) -> Result<String, String> {
+    let shown = path.display();
+    let meta = std::fs::metadata(path).map_err(|e| format!("{flag} {shown}: {e}"))?;
+    if !meta.is_file() || meta.len() > MAX_TARGETS_FILE {
+        return Err(format!("{flag} {shown}: not {what}"));
+    }
+    std::fs::read_to_string(path).map_err(|e| format!("{flag} {shown}: {e}"))
+}
 
 impl Mapping {
     pub fn is_empty(&self) -> bool {
@@ -175,13 +184,11 @@ impl Mapping {
     /// Adds every role of a targets file (`--targets`).
     pub fn add_file(&mut self, path: &Path) -> Result<(), String> {
         let shown = path.display();
-        let meta = std::fs::metadata(path).map_err(|e| format!("--targets {shown}: {e}"))?;
-        if !meta.is_file() || meta.len() > MAX_TARGETS_FILE {
-            return Err(format!(
-                "--targets {shown}: not a targets file (a TOML file under 64 KiB)"
-            ));
-        }
-        let text = std::fs::read_to_string(path).map_err(|e| format!("--targets {shown}: {e}"))?;
+        let text = small_text(
+            "--targets",
+            path,
+            "a targets file (a TOML file under 64 KiB)",
+        )?;
         let file: TargetsFile = toml::from_str(&text).map_err(|e| {
             format!(
                 "--targets {shown}: {} (give [roles.NAME] tables of target and description)",
