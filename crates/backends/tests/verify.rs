@@ -160,6 +160,7 @@ fn run_with(backend: Arc<dyn Backend>, ops: Vec<Op>, verify: bool) -> (Vec<Recor
         fuse: Default::default(),
         server_view: None,
         disks: Vec::new(),
+        places: Vec::new(),
     };
     let mut obs = Collect::default();
     let summary = engine::run(

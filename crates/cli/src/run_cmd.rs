@@ -767,6 +767,7 @@ pub fn main(mut args: RunArgs, cluster: Option<&dyn session::Cluster>) -> CliRes
         carried: Vec::new(),
         cluster,
         remount_at: None,
+        worker_dirs: &[],
         quiet: args.quiet,
     };
     let result = session::execute(spec, &mut |_| {})?;

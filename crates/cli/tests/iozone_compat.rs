@@ -169,3 +169,68 @@ fn the_seeds_table_iv_command_lines_run_unchanged() {
     };
     assert_eq!(cells(&imported.records), cells(&from_xls.records));
 }
+
+/// `-F` naming files in two directories (on two file systems) runs each worker in its own
+/// name's directory, as IOzone does: with `-w` each file stays where its name put it, and
+/// without it both directories are left as they were.
+#[test]
+fn f_names_in_two_directories_put_each_worker_in_its_own() {
+    let (cwd, a) = (shm_dir(), shm_dir());
+    let b = tempfile::tempdir_in("/var/tmp").unwrap();
+    let names = [a.path().join("x"), b.path().join("y")];
+    let run = |keep: bool| {
+        let mut c = bin();
+        c.current_dir(cwd.path()).args([
+            "iozone", "-i", "0", "-i", "1", "-t", "2", "-s", "1m", "-r", "64k",
+        ]);
+        if keep {
+            c.arg("-w");
+        }
+        c.arg("-F").args(&names).output().unwrap()
+    };
+    let o = run(true);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // Each worker's file, in its own directory, whole.
+    let files_in = |dir: &Path| -> Vec<(String, u64)> {
+        let mut found = Vec::new();
+        for e in std::fs::read_dir(dir).unwrap().map(Result::unwrap) {
+            if e.file_name().to_string_lossy().starts_with("sharebench-") {
+                for f in std::fs::read_dir(e.path()).unwrap().map(Result::unwrap) {
+                    let n = f.file_name().to_string_lossy().into_owned();
+                    if !n.starts_with('.') {
+                        found.push((n, f.metadata().unwrap().len()));
+                    }
+                }
+            }
+        }
+        found
+    };
+    assert_eq!(files_in(a.path()), vec![("f0".to_string(), 1 << 20)]);
+    assert_eq!(files_in(b.path()), vec![("f1".to_string(), 1 << 20)]);
+    // The manifest says where the second worker worked.
+    let results = std::fs::read_dir(cwd.path().join("sharebench-results"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .next()
+        .unwrap();
+    let run_json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(results.join("run.json")).unwrap()).unwrap();
+    let places = run_json["targets"][0]["places"].to_string();
+    assert!(
+        places.contains(&format!("worker 2: {}", b.path().display())),
+        "{places}"
+    );
+    let mine = |d: &Path| {
+        for e in std::fs::read_dir(d).unwrap().map(Result::unwrap) {
+            if e.file_name().to_string_lossy().starts_with("sharebench-") {
+                std::fs::remove_dir_all(e.path()).unwrap();
+            }
+        }
+    };
+    mine(a.path());
+    mine(b.path());
+    let o = run(false);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_no_workdir(a.path());
+    assert_no_workdir(b.path());
+}

@@ -239,6 +239,7 @@ mod tests {
             fuse: Default::default(),
             server_view: None,
             disks: Vec::new(),
+            places: Vec::new(),
         };
         (t, fs)
     }

@@ -88,6 +88,10 @@ pub struct TargetManifest {
     /// a device): whose system was measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mount_source: Option<String>,
+    /// Other directories the workers' files went to (IOzone's `-F` naming several
+    /// directories): each as `worker N: DIR (its working directory)`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub places: Vec<String>,
 }
 
 impl TargetManifest {
@@ -105,6 +109,7 @@ impl TargetManifest {
             server_mount_options: None,
             location: None,
             mount_source: None,
+            places: Vec::new(),
         }
     }
 }

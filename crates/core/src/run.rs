@@ -28,6 +28,27 @@ pub struct Target {
     /// server side, where they are on this machine (a lab share's backing loop device):
     /// their writes and flushes are recorded with each measurement (`disk_io`).
     pub disks: Vec<String>,
+    /// Other directories the workers' files go to (IOzone's `-F` naming several
+    /// directories): worker `w` works in `places[w]` when there is one, else in `workdir`.
+    /// Empty for every other run.
+    pub places: Vec<Place>,
+}
+
+/// A working directory of the tool's own, on one backend: where a worker's files go.
+#[derive(Clone)]
+pub struct Place {
+    pub backend: Arc<dyn Backend>,
+    pub workdir: Workdir,
+}
+
+impl Target {
+    /// Where worker `w` keeps its files: its own place, or the target's working directory.
+    pub fn place(&self, w: usize) -> Place {
+        self.places.get(w).cloned().unwrap_or_else(|| Place {
+            backend: self.backend.clone(),
+            workdir: self.workdir.clone(),
+        })
+    }
 }
 
 /// Receives records and progress. Errors from `record` stop the run (nowhere to write).

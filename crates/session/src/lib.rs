@@ -18,7 +18,7 @@ use sharebench_core::manifest::{Host, Manifest, RunOutcome, TargetManifest};
 use sharebench_core::plan::{CachePolicy, Plan, Workload};
 use sharebench_core::ranks::{Go, Ranks, Ready, Solo};
 use sharebench_core::record::{self, Record, RecordWriter, Status};
-use sharebench_core::run::{Observer, RunSummary, Target};
+use sharebench_core::run::{Observer, Place, RunSummary, Target};
 use sharebench_core::safe_dir::SafeDir;
 use sharebench_core::server_cpu::ProcessSet;
 use sharebench_core::size::format_amount;
@@ -107,6 +107,10 @@ pub struct SessionSpec<'a> {
     pub remount_at: Option<&'a Path>,
     /// No progress on stderr (`--quiet`).
     pub quiet: bool,
+    /// IOzone's `-F` in several directories: the directory of each worker's file, worker
+    /// by worker, for the one target (which is the first's). Empty: every worker works in
+    /// the target.
+    pub worker_dirs: &'a [String],
 }
 
 /// The ranks of a multi-client run, as a session needs them: every rank runs the same
@@ -381,6 +385,7 @@ fn prepare_targets(
                     .as_deref()
                     .and_then(|p| sharebench_backends::open_target(&p.to_string_lossy()).ok()),
                 disks: l.disks,
+                places: Vec::new(),
             })
         });
         match prepared {
@@ -391,7 +396,61 @@ fn prepare_targets(
             }
         }
     }
+    if let Err(msg) = spread_workers(spec, &mut ready, files_prefix, results) {
+        remove_workdirs(&ready, &mut |_| {});
+        return Err(CliError::usage(msg));
+    }
     Ok(ready)
+}
+
+/// Gives each worker whose directory (`spec.worker_dirs`) is not the target's a working
+/// directory of its own there, one per directory, checked as a target is.
+fn spread_workers(
+    spec: &SessionSpec,
+    ready: &mut [Target],
+    files_prefix: &str,
+    results: &Path,
+) -> Result<(), String> {
+    if spec.worker_dirs.is_empty() {
+        return Ok(());
+    }
+    let [target] = ready else {
+        return Err("workers in several directories need exactly one target".into());
+    };
+    let same = |a: &str, b: &str| match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    };
+    let mut places: Vec<(String, Place)> = Vec::new();
+    for (w, dir) in spec.worker_dirs.iter().enumerate() {
+        if same(dir, &spec.targets[0]) {
+            target.places.push(target.place(usize::MAX));
+            continue;
+        }
+        if let Some((_, p)) = places.iter().find(|(d, _)| same(d, dir)) {
+            target.places.push(p.clone());
+            continue;
+        }
+        let backend = sharebench_backends::open_target(dir)
+            .map_err(|e| format!("worker {}'s directory: {e}", w + 1))?;
+        if spec.plan.cache == CachePolicy::Remount
+            && backend.info().mount_point != target.backend.info().mount_point
+        {
+            return Err(format!(
+                "{dir} is on another file system than {}: one remount (-U) cannot empty both caches",
+                spec.targets[0]
+            ));
+        }
+        check_purge(dir, backend.as_ref(), spec)?;
+        check_space(dir, dir, backend.as_ref(), spec.plan)?;
+        let id = format!("{files_prefix}-t0-w{w}");
+        let workdir = Workdir::create_for(backend.as_ref(), &id, Some(results))
+            .map_err(|e| describe_workdir_error(dir, &e))?;
+        let place = Place { backend, workdir };
+        places.push((dir.clone(), place.clone()));
+        target.places.push(place);
+    }
+    Ok(())
 }
 
 /// Refuses, before any I/O, a target without the inodes or space the plan's workload
@@ -473,7 +532,29 @@ fn remove_workdirs(targets: &[Target], warn: &mut dyn FnMut(String)) {
                 t.name, t.workdir.path
             ));
         }
+        for p in own_places(t) {
+            if let Err(e) = p.workdir.remove(p.backend.as_ref()) {
+                let root = p.backend.info().local_root.unwrap_or_default();
+                warn(format!(
+                    "{}: could not remove working directory {root}/{}: {e}",
+                    t.name, p.workdir.path
+                ));
+            }
+        }
     }
+}
+
+/// The working directories a target's workers have besides the target's own, each once.
+fn own_places(t: &Target) -> Vec<&Place> {
+    let mut seen: Vec<&Place> = Vec::new();
+    for p in &t.places {
+        if p.workdir.path != t.workdir.path
+            && !seen.iter().any(|s| s.workdir.path == p.workdir.path)
+        {
+            seen.push(p);
+        }
+    }
+    seen
 }
 
 struct SessionObserver<'a> {
@@ -649,10 +730,15 @@ fn remember_left_behind(targets: &[Target]) {
                     .info()
                     .local_root
                     .unwrap_or_else(|| t.name.clone());
-                format!(
+                let mut here = format!(
                     "{root}/{} (remove with: sharebench clean {})",
                     t.workdir.path, t.name
-                )
+                );
+                for p in own_places(t) {
+                    let root = p.backend.info().local_root.unwrap_or_default();
+                    here.push_str(&format!("; {root}/{}", p.workdir.path));
+                }
+                here
             })
             .collect();
     }
@@ -684,6 +770,13 @@ fn start_manifest(spec: &SessionSpec, run_id: &str, targets: &[Target]) -> CliRe
                 server_mount_options: t.server_view.as_ref().and_then(|v| v.info().mount_options),
                 location: (*location != t.name).then(|| location.clone()),
                 mount_source: mount_source(&t.backend.info()),
+                places: (t.places.iter().enumerate())
+                    .filter(|(_, p)| p.workdir.path != t.workdir.path)
+                    .map(|(w, p)| {
+                        let root = p.backend.info().local_root.unwrap_or_default();
+                        format!("worker {}: {root} ({})", w + 1, p.workdir.path)
+                    })
+                    .collect(),
                 ..TargetManifest::new(&t.name, t.backend.info(), &t.workdir.path)
             })
             .collect(),
@@ -740,6 +833,14 @@ fn leave_targets(plan: &Plan, targets: &[Target]) -> Option<String> {
                 io::stderr(),
                 "sharebench: --keep-files: the files are in {place}"
             );
+            for p in own_places(t) {
+                let root = p.backend.info().local_root.unwrap_or_default();
+                let _ = writeln!(
+                    io::stderr(),
+                    "sharebench: --keep-files: and in {root}/{}",
+                    p.workdir.path
+                );
+            }
         }
     } else {
         remove_workdirs(targets, &mut |m: String| {

@@ -438,6 +438,7 @@ fn run_one_at_a_time(
                     carried: Vec::new(),
                     cluster: None,
                     remount_at: None,
+                    worker_dirs: &[],
                     quiet: false,
                 },
                 &mut |_| {},
@@ -576,6 +577,7 @@ fn run_step(
                         carried,
                         cluster: None,
                         remount_at: None,
+                        worker_dirs: &[],
                         quiet: false,
                     },
                     &mut |_| {

@@ -110,6 +110,22 @@ impl Options {
         self.remount.as_deref().map(Path::new)
     }
 
+    /// The directory of each -F name, worker by worker, when they are not all the one
+    /// tested in (IOzone runs each worker where its name says); else none.
+    pub fn worker_dirs(&self) -> Vec<String> {
+        let target = self.target_dir();
+        let dirs: Vec<String> = (self.files.iter())
+            .map(|f| match Path::new(f).parent() {
+                Some(p) if !p.as_os_str().is_empty() => p.to_string_lossy().into_owned(),
+                _ => ".".to_string(),
+            })
+            .collect();
+        if dirs.iter().all(|d| *d == target) {
+            return Vec::new();
+        }
+        dirs
+    }
+
     /// The directory to test in: the non-flag argument, else the directory of -f (or of
     /// the first -F name), else the current directory.
     pub fn target_dir(&self) -> String {
@@ -462,7 +478,7 @@ directory of -f, else the current directory. Sizes: bare numbers are KB; k, m, g
                 11 pwritev, 12 preadv (9-12 outside -t need -E)
   -E            include tests 9-12 (pwrite, pread, pwritev, preadv)
   -t N          throughput mode with N workers (repeat for several runs); -T: say threads
-  -F NAMES...   with -t: one file name per worker (their directory is the target)
+  -F NAMES...   with -t: one file name per worker; each works in its name's directory
   -f NAME       test file name (its directory is the target)
   -R            print the Excel-style report      -b FILE   also write it (.xls BIFF2 or .xlsx)
   -c            include close() in the timing    -e        include fsync() in the timing
@@ -564,6 +580,10 @@ mod tests {
         let o = ok("-t 2 -F /tmp/a /tmp/b");
         assert_eq!(o.files, vec!["/tmp/a", "/tmp/b"]);
         assert_eq!(o.target_dir(), "/tmp");
+        assert!(o.worker_dirs().is_empty(), "one directory: the target");
+        let o = ok("-t 3 -F /mnt/a/x /mnt/b/y /mnt/a/z");
+        assert_eq!(o.target_dir(), "/mnt/a");
+        assert_eq!(o.worker_dirs(), vec!["/mnt/a", "/mnt/b", "/mnt/a"]);
     }
 
     #[test]

@@ -158,14 +158,14 @@ fn notes(sel: &Selection, throughput: bool) {
 /// (the default results directory) except for the runs of several -t values.
 fn execute(
     plan: &Plan,
-    target: &str,
+    opts: &Options,
     argv: &[String],
     out: Option<PathBuf>,
     cluster: Option<&dyn session::Cluster>,
-    remount_at: Option<&Path>,
     on_record: &mut dyn FnMut(&Record),
 ) -> CliResult<SessionResult> {
-    let targets = vec![target.to_string()];
+    let targets = vec![opts.target_dir()];
+    let worker_dirs = opts.worker_dirs();
     let spec = SessionSpec {
         plan,
         targets: &targets,
@@ -174,8 +174,9 @@ fn execute(
         command_line: argv.to_vec(),
         carried: Vec::new(),
         cluster,
-        remount_at,
+        remount_at: opts.remount_at(),
         quiet: false,
+        worker_dirs: &worker_dirs,
     };
     let result = session::execute(spec, on_record)?;
     if result.writes {
@@ -223,15 +224,7 @@ fn run_auto(
     out(&table::header(sel.extended));
 
     let mut t = AutoTable::new(&layout, *sel, last_op, crate::stdout::stdout());
-    let result = execute(
-        &plan,
-        &opts.target_dir(),
-        argv,
-        None,
-        cluster,
-        opts.remount_at(),
-        &mut |r| t.on_record(r),
-    );
+    let result = execute(&plan, opts, argv, None, cluster, &mut |r| t.on_record(r));
     t.flush();
     let result = result?;
     out("\niozone test complete.\n");
@@ -376,15 +369,7 @@ fn run_throughput(
         let dir = (plans.len() > 1).then(|| {
             Path::new("sharebench-results").join(format!("{}-t{n}", session::new_run_id()))
         });
-        let result = execute(
-            plan,
-            &opts.target_dir(),
-            argv,
-            dir,
-            cluster,
-            opts.remount_at(),
-            &mut |r| run.on_record(r),
-        )?;
+        let result = execute(plan, opts, argv, dir, cluster, &mut |r| run.on_record(r))?;
         out("\n\n");
         columns.push(run.column(&ops, sel));
         if let Some(e) = session::outcome_error(&result) {

@@ -148,6 +148,7 @@ pub fn write_dir(
             server_mount_options: None,
             location: None,
             mount_source: None,
+            places: Vec::new(),
         }],
         plan: Plan {
             ops: ops.to_vec(),

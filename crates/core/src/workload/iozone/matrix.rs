@@ -21,6 +21,7 @@ use crate::server_cpu;
 use crate::workload::{End, Runner, WorkloadRun};
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// The IOzone matrix's runner: one unit per cell.
@@ -68,8 +69,9 @@ struct Context<'a> {
 
 /// What one cell's tests share as they run one after another.
 struct CellState {
-    /// Each worker's file, and its buffers.
+    /// Each worker's file, the backend it is on, and its buffers.
     files: Vec<String>,
+    on: Vec<Arc<dyn Backend>>,
     bufs: Vec<WorkerBuffers>,
     /// Whether the files hold a whole file's data (a test that reads needs it).
     file_written: bool,
@@ -93,10 +95,12 @@ fn run_cell(
 ) -> io::Result<End> {
     let plan = ctx.plan;
     let workers = plan.threads as usize;
+    let places: Vec<_> = (0..workers).map(|w| ctx.target.place(w)).collect();
     let mut st = CellState {
-        files: (0..workers)
-            .map(|w| ctx.target.workdir.file(&format!("f{w}")))
+        files: (places.iter().enumerate())
+            .map(|(w, p)| p.workdir.file(&format!("f{w}")))
             .collect(),
+        on: places.into_iter().map(|p| p.backend).collect(),
         bufs: (0..workers)
             .map(|_| WorkerBuffers::for_cell(&ctx.cell, plan.vector_records))
             .collect(),
@@ -120,8 +124,8 @@ fn run_cell(
         return Ok(End::Stopped(why));
     }
     if !plan.keep_files {
-        for f in &st.files {
-            match ctx.target.backend.unlink(f) {
+        for (f, backend) in st.files.iter().zip(&st.on) {
+            match backend.unlink(f) {
                 Err(e) if e.kind() != io::ErrorKind::NotFound && end == End::Done => {
                     return Ok(End::TargetFailed(format!("cannot remove {f}: {e}")));
                 }
@@ -275,8 +279,7 @@ impl CellRun<'_, '_> {
         if first.creates_file() {
             return Ok(());
         }
-        let backend = self.ctx.target.backend.as_ref();
-        for f in &self.st.files {
+        for (f, backend) in self.st.files.iter().zip(&self.st.on) {
             match backend.unlink(f) {
                 Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
                 _ => {}
@@ -351,9 +354,9 @@ fn get_ready(
     if cancel.load(Ordering::Relaxed) {
         return Ready::Interrupted;
     }
-    let backend = ctx.target.backend.as_ref();
     if op.needs_existing_file() && !st.file_written {
         for (w, spec) in specs.iter().enumerate() {
+            let backend = st.on[w].as_ref();
             if let Err(e) = super::prepare_file(backend, &st.files[w], spec, &mut st.bufs[w]) {
                 return Ready::No(e.to_string());
             }
@@ -362,7 +365,7 @@ fn get_ready(
     }
     if st.last_test != Some(op.iozone_test()) {
         st.last_test = Some(op.iozone_test());
-        match purge(backend, ctx.plan.cache, &st.files) {
+        match purge(&st.on, ctx.plan.cache, &st.files) {
             Ok(note) => st.purge_note = note,
             Err(why) => {
                 st.fatal = Some(why.clone());
@@ -384,15 +387,16 @@ fn describe_cell(cell: &Cell) -> String {
 /// Purges caches as the policy asks, for every worker's file; returns what was done.
 /// An error is a remount that failed: its file system may be unmounted, so the run stops.
 fn purge(
-    backend: &dyn Backend,
+    on: &[Arc<dyn Backend>],
     policy: CachePolicy,
     files: &[String],
 ) -> Result<Option<String>, String> {
     let how = match policy {
         CachePolicy::Drop => PurgeRequest::Drop,
-        // One file system holds every worker's file: one remount empties it.
+        // One file system holds every worker's file (the session refuses a remount with
+        // files in several directories): one remount empties it.
         CachePolicy::Remount => {
-            return match backend.purge_cache(&files[0], PurgeRequest::Remount) {
+            return match on[0].purge_cache(&files[0], PurgeRequest::Remount) {
                 Ok(p) => Ok(Some(p.name().to_string())),
                 Err(e) => Err(e.to_string()),
             }
@@ -400,7 +404,7 @@ fn purge(
         CachePolicy::Keep | CachePolicy::Direct => return Ok(None),
     };
     let mut done = None;
-    for f in files {
+    for (f, backend) in files.iter().zip(on) {
         match backend.purge_cache(f, how) {
             Ok(p) => done = Some(p.name().to_string()),
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
@@ -561,7 +565,7 @@ fn take(
     cancel: &AtomicBool,
 ) -> Result<Taken, Unmeasured> {
     let released = Instant::now();
-    let (backend, workers) = (ctx.target.backend.as_ref(), specs.len());
+    let workers = specs.len();
     let barrier = StartGate::new(workers + 1);
     let first_done = AtomicBool::new(false);
     let coord = Coordination {
@@ -587,19 +591,20 @@ fn take(
         };
         let before = outside();
         let (file, buf) = (&st.files[0], &mut st.bufs[0]);
-        let result = super::run_pass(backend, file, &specs[0], buf, &alone);
+        let result = super::run_pass(st.on[0].as_ref(), file, &specs[0], buf, &alone);
         (vec![result], before)
     } else {
         crate::thread_room::check(workers).map_err(Unmeasured::Failed)?;
         std::thread::scope(|s| {
             let mut handles = Vec::with_capacity(workers);
-            for (i, ((spec, file), buf)) in specs
+            for (i, (((spec, file), backend), buf)) in specs
                 .iter()
                 .zip(&st.files)
+                .zip(&st.on)
                 .zip(st.bufs.iter_mut())
                 .enumerate()
             {
-                let coord = &coord;
+                let (coord, backend) = (&coord, backend.as_ref());
                 let spawned = std::thread::Builder::new()
                     .spawn_scoped(s, move || super::run_pass(backend, file, spec, buf, coord));
                 match spawned {
