@@ -3,9 +3,12 @@
 //! its FUSE mount. One "virtual mount" per target, shared by every worker (gfapi is
 //! thread-safe); `--iodepth` goes through gfapi's asynchronous calls. gfapi keeps no data
 //! cache of its own here, beyond what the volume's translators do (the same on both paths).
+//! Everything the tool creates, changes or removes is reached by handle from the target's
+//! directory, never through a symlink (`ffi::gfapi_objects`); stat and readdir go by path.
 //! Not: mmap, locking.
 
 use crate::ffi::gfapi::{GlFile, GlQueue, Volume};
+use crate::ffi::gfapi_objects::Obj;
 use crate::netguard;
 use sharebench_core::backend::{
     Backend, DirEntry, FileHandle, FileStat, FsStat, IoQueue, OpenOptions, Purge, PurgeRequest,
@@ -63,6 +66,8 @@ pub struct GlusterBackend {
     shown: String,
     url: Url,
     volume: Arc<Volume>,
+    /// The target's directory, from which every name the tool writes is looked up.
+    root: Obj,
 }
 
 impl GlusterBackend {
@@ -78,16 +83,29 @@ impl GlusterBackend {
                     url.port, url.volume
                 )
             })?;
-        let b = GlusterBackend {
+        let volume = Arc::new(volume);
+        let root = Obj::root(&volume, &url.dir).map_err(|e| match e.kind() {
+            io::ErrorKind::NotADirectory => format!("target '{spec}' is not a directory"),
+            _ => format!("target '{spec}': {e}"),
+        })?;
+        Ok(GlusterBackend {
             shown: spec.to_string(),
             url,
-            volume: Arc::new(volume),
-        };
-        match b.volume.stat(&b.abs(""), true) {
-            Ok(st) if st.st_mode & libc::S_IFMT == libc::S_IFDIR => Ok(b),
-            Ok(_) => Err(format!("target '{spec}' is not a directory")),
-            Err(e) => Err(format!("target '{spec}': {e}")),
-        }
+            volume,
+            root,
+        })
+    }
+
+    /// The directory holding `path`'s last name (reached without following a symlink),
+    /// and the name.
+    fn at(&self, path: &str) -> io::Result<(Obj, String)> {
+        self.root.parent_of(path)
+    }
+
+    /// What `path` names, itself (not followed).
+    fn object(&self, path: &str) -> io::Result<Obj> {
+        let (dir, name) = self.at(path)?;
+        dir.lookup(&name).map(|(o, _)| o)
     }
 
     /// The volume path of a backend-relative path.
@@ -131,7 +149,8 @@ impl Backend for GlusterBackend {
         if how.direct {
             flags |= libc::O_DIRECT;
         }
-        let file = GlFile::open(&self.volume, &self.abs(path), flags, FILE_MODE)?;
+        let (dir, name) = self.at(path)?;
+        let file = dir.open_in(&name, flags, FILE_MODE)?;
         Ok(Box::new(GlusterFile {
             file: Some(file),
             pos: 0,
@@ -149,32 +168,38 @@ impl Backend for GlusterBackend {
     }
 
     fn truncate(&self, path: &str, len: u64) -> io::Result<()> {
-        self.volume.truncate(&self.abs(path), len)
+        self.object(path)?.truncate(len)
     }
 
     fn unlink(&self, path: &str) -> io::Result<()> {
-        self.volume.unlink(&self.abs(path))
+        let (dir, name) = self.at(path)?;
+        dir.remove_in(&name, false)
     }
 
     fn mkdir(&self, path: &str) -> io::Result<()> {
-        self.volume.mkdir(&self.abs(path), DIR_MODE)
+        let (dir, name) = self.at(path)?;
+        dir.mkdir_in(&name, DIR_MODE)
     }
 
     fn rmdir(&self, path: &str) -> io::Result<()> {
-        self.volume.rmdir(&self.abs(path))
+        let (dir, name) = self.at(path)?;
+        dir.remove_in(&name, true)
     }
 
     fn rename(&self, from: &str, to: &str) -> io::Result<()> {
-        self.volume.rename(&self.abs(from), &self.abs(to))
+        let ((a, from), (b, to)) = (self.at(from)?, self.at(to)?);
+        a.rename_in(&from, &b, &to)
     }
 
     fn link(&self, existing: &str, new: &str) -> io::Result<()> {
-        self.volume.link(&self.abs(existing), &self.abs(new))
+        let (dir, name) = self.at(new)?;
+        dir.link_in(&self.object(existing)?, &name)
     }
 
     fn symlink(&self, target: &str, link: &str) -> io::Result<()> {
         // The target is stored as given (relative to the link's directory, as symlink(2)).
-        self.volume.symlink(target, &self.abs(link))
+        let (dir, name) = self.at(link)?;
+        dir.symlink_in(&name, target)
     }
 
     fn readlink(&self, path: &str) -> io::Result<String> {
@@ -208,7 +233,7 @@ impl Backend for GlusterBackend {
     }
 
     fn chmod(&self, path: &str, mode: u32) -> io::Result<()> {
-        self.volume.chmod(&self.abs(path), mode & 0o7777)
+        self.object(path)?.chmod(mode & 0o7777)
     }
 
     fn purge_cache(&self, _path: &str, _how: PurgeRequest) -> io::Result<Purge> {
@@ -218,7 +243,7 @@ impl Backend for GlusterBackend {
     }
 
     fn set_times(&self, path: &str, atime_ns: i128, mtime_ns: i128) -> io::Result<()> {
-        self.volume.utimens(&self.abs(path), atime_ns, mtime_ns)
+        self.object(path)?.set_times(atime_ns, mtime_ns)
     }
 
     /// Any depth: gfapi's asynchronous calls.

@@ -14,8 +14,8 @@ use crate::ffi::libnfs_async::NfsQueue;
 use crate::netguard;
 use crate::nfsurl::{parse, Target, Version};
 use sharebench_core::backend::{
-    Backend, DirEntry, FileHandle, FileStat, FsStat, IoQueue, OpenOptions, Purge, PurgeRequest,
-    TargetInfo,
+    tampered, Backend, DirEntry, FileHandle, FileStat, FsStat, IoQueue, OpenOptions, Purge,
+    PurgeRequest, TargetInfo,
 };
 use std::io;
 use std::net::IpAddr;
@@ -158,6 +158,15 @@ fn stat_of(s: &Stat64) -> FileStat {
     }
 }
 
+/// A symlink met where the tool's own directory or file should be (libnfs's ELOOP under
+/// O_NOFOLLOW): someone else changed the working directory, and the engine stops the run.
+fn refused_link(e: io::Error, path: &str) -> io::Error {
+    if e.kind() == io::Error::from_raw_os_error(libc::ELOOP).kind() {
+        return tampered(format!("nfs {path}: a symlink on the way, not followed"));
+    }
+    e
+}
+
 impl NfsBackend {
     /// The handle of a file just opened; with `nconnect`, the file is opened again (never
     /// created or truncated) on the further connections, for the queue's requests.
@@ -222,26 +231,29 @@ impl Backend for NfsBackend {
     }
 
     fn open(&self, path: &str, how: OpenOptions) -> io::Result<Box<dyn FileHandle>> {
-        let flags = crate::open_flags(how);
+        // libnfs honours O_NOFOLLOW only where no file is created (NFSv3: for every
+        // component of the path; NFSv4.0: for the last). So a file is first created
+        // exclusively, which never opens what someone planted under its name (a symlink to
+        // their victim, or the victim itself), and an existing one is then opened without
+        // O_CREAT. (libnfs 4.0's NFSv4 OPEN with O_CREAT is always exclusive anyway.)
+        let flags = crate::open_flags(how) | libc::O_NOFOLLOW;
         let path = abs(path);
         let mut ctx = self.shared.take()?;
-        if self.version == 4 && how.create {
-            // libnfs 4.0's NFSv4 OPEN with create fails with NFS4ERR_EXIST when the file
-            // exists, so an existing file is opened without O_CREAT first.
-            match ctx.open(&path, flags & !libc::O_CREAT, FILE_MODE) {
+        if how.create {
+            match ctx.open(&path, flags | libc::O_EXCL, FILE_MODE) {
                 Ok(file) => return self.handle(file, &path, flags),
-                Err((c, e)) if e.kind() == io::ErrorKind::NotFound => ctx = c,
+                Err((c, e)) if e.kind() == io::ErrorKind::AlreadyExists => ctx = c,
                 Err((c, e)) => {
                     self.shared.give(c);
-                    return Err(e);
+                    return Err(refused_link(e, &path));
                 }
             }
         }
-        match ctx.open(&path, flags, FILE_MODE) {
+        match ctx.open(&path, flags & !libc::O_CREAT, FILE_MODE) {
             Ok(file) => self.handle(file, &path, flags),
             Err((ctx, e)) => {
                 self.shared.give(ctx);
-                Err(e)
+                Err(refused_link(e, &path))
             }
         }
     }

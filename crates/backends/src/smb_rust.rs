@@ -20,8 +20,8 @@
 use crate::netguard;
 use crate::smburl::{parse, password};
 use sharebench_core::backend::{
-    unsupported, Backend, DirEntry, FileHandle, FileStat, FsStat, IoQueue, OpenOptions, Purge,
-    PurgeRequest, QueuedIo, TargetInfo,
+    tampered, unsupported, Backend, DirEntry, FileHandle, FileStat, FsStat, IoQueue, OpenOptions,
+    Purge, PurgeRequest, QueuedIo, TargetInfo,
 };
 use smb2::client::connection::{Connection, FrameBytes};
 use smb2::msg::close::CloseRequest;
@@ -54,18 +54,21 @@ const CALL_TIMEOUT: Duration = Duration::from_secs(120);
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 /// Idle connections kept for reuse.
 const MAX_IDLE: usize = 16;
-/// FILE_NON_DIRECTORY_FILE and FILE_WRITE_THROUGH (MS-SMB2 2.2.13).
+/// FILE_NON_DIRECTORY_FILE, FILE_WRITE_THROUGH and FILE_OPEN_REPARSE_POINT (MS-SMB2 2.2.13).
 const FILE_NON_DIRECTORY_FILE: u32 = 0x40;
 const FILE_WRITE_THROUGH: u32 = 0x02;
+const FILE_OPEN_REPARSE_POINT: u32 = 0x0020_0000;
 /// SMB2_WRITEFLAG_WRITE_THROUGH (MS-SMB2 2.2.21).
 const WRITEFLAG_WRITE_THROUGH: u32 = 0x1;
 /// FileEndOfFileInformation (MS-FSCC 2.4.14).
 const FILE_END_OF_FILE_INFORMATION: u8 = 20;
 /// FileBasicInformation (MS-FSCC 2.4.7).
 const FILE_BASIC_INFORMATION: u8 = 4;
-/// FILE_ATTRIBUTE_NORMAL and FILE_ATTRIBUTE_READONLY.
+/// FILE_ATTRIBUTE_NORMAL, _READONLY, _DIRECTORY and _REPARSE_POINT (MS-FSCC 2.6).
 const ATTRIBUTE_NORMAL: u32 = 0x80;
 const ATTRIBUTE_READONLY: u32 = 0x01;
+const ATTRIBUTE_DIRECTORY: u32 = 0x10;
+const ATTRIBUTE_REPARSE_POINT: u32 = 0x400;
 
 /// Credits a READ or WRITE of `bytes` charges: one per 64 KiB (MS-SMB2 3.2.4.1.5).
 fn charge(bytes: usize) -> CreditCharge {
@@ -441,7 +444,9 @@ fn create_request(path: &str, how: OpenOptions) -> CreateRequest {
         (false, true) => CreateDisposition::FileOverwrite,
         (false, false) => CreateDisposition::FileOpen,
     };
-    let mut options = FILE_NON_DIRECTORY_FILE;
+    // A symlink planted under the name is opened as itself (servers that honour the flag:
+    // Windows, Samba 4.22 and later), so `open` sees it and refuses it.
+    let mut options = FILE_NON_DIRECTORY_FILE | FILE_OPEN_REPARSE_POINT;
     if how.sync {
         options |= FILE_WRITE_THROUGH;
     }
@@ -462,12 +467,18 @@ fn create_request(path: &str, how: OpenOptions) -> CreateRequest {
     }
 }
 
-async fn open_file(conn: Connection, tree_id: TreeId, req: CreateRequest) -> smb2::Result<FileId> {
+/// Opens a file: its id, and its attributes as the server gave them.
+async fn open_file(
+    conn: Connection,
+    tree_id: TreeId,
+    req: CreateRequest,
+) -> smb2::Result<(FileId, u32)> {
     let frame = conn.execute(Command::Create, &req, Some(tree_id)).await?;
     if frame.header.status != NtStatus::SUCCESS {
         return Err(status_error(frame.header.status, Command::Create));
     }
-    Ok(CreateResponse::unpack(&mut ReadCursor::new(&frame.body))?.file_id)
+    let r = CreateResponse::unpack(&mut ReadCursor::new(&frame.body))?;
+    Ok((r.file_id, r.file_attributes))
 }
 
 /// A READ's reply with its data left where it arrived: the crate's `ReadResponse::unpack`
@@ -687,16 +698,26 @@ impl Backend for SmbRustBackend {
         let req = create_request(&p, how);
         let tree_id = conn.tree_id();
         match conn.run("open", &p, |_, c| Box::pin(open_file(c, tree_id, req))) {
-            Ok(file_id) => Ok(Box::new(SmbRustFile {
-                conn: Some(conn),
-                shared: self.shared.clone(),
-                file_id,
-                path: p,
-                pos: 0,
-                read_max: self.read_max,
-                write_max: self.write_max,
-                sync: how.sync,
-            })),
+            Ok((file_id, attributes)) => {
+                let file = Box::new(SmbRustFile {
+                    conn: Some(conn),
+                    shared: self.shared.clone(),
+                    file_id,
+                    path: p,
+                    pos: 0,
+                    read_max: self.read_max,
+                    write_max: self.write_max,
+                    sync: how.sync,
+                });
+                if attributes & (ATTRIBUTE_REPARSE_POINT | ATTRIBUTE_DIRECTORY) != 0 {
+                    let path = file.path.clone();
+                    let _ = (file as Box<dyn FileHandle>).close();
+                    return Err(tampered(format!(
+                        "smb {path}: a symlink or a directory where a file of the tool's should be, not followed"
+                    )));
+                }
+                Ok(file)
+            }
             Err(e) => {
                 self.shared.give(conn);
                 Err(e)
@@ -839,7 +860,7 @@ impl Backend for SmbRustBackend {
             let tree_id = c.tree_id();
             c.run("chmod", &p, move |_, conn| {
                 Box::pin(async move {
-                    let file_id = open_file(conn.clone(), tree_id, req).await?;
+                    let (file_id, _) = open_file(conn.clone(), tree_id, req).await?;
                     let set = simple(
                         conn.clone(),
                         tree_id,

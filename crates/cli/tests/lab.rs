@@ -221,6 +221,7 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
     timed("smbnetfs", smbnetfs_is_private_signed_and_path_tools_work);
     timed("gluster", gluster_replicates_survives_a_crash_and_heals);
     timed("native", native_clients_check_every_byte_on_every_target);
+    timed("swapped", swapped_working_directories_are_never_followed);
     timed("queued", queued_clients_keep_four_requests_in_flight);
     timed("nfs4", nfs4_matrix_through_both_data_paths);
     timed(
@@ -608,6 +609,100 @@ fn native_clients_check_every_byte_on_every_target() {
     for r in &recs {
         let fuse = ["lab:gluster", "lab:smb-fuse"].contains(&r["target"].as_str().unwrap());
         assert_eq!(r["fuse_cpu_s"].as_f64().is_some(), fuse, "{r}");
+    }
+}
+
+/// Another user of a share swaps the run's working directory, as soon as it appears, for
+/// a symlink to their directory (with a file of theirs named as the tool's) or for a
+/// directory of theirs holding `f0 ->` a path outside the volume (which a Gluster brick
+/// would create, as root, if a create followed it). The native clients never write
+/// through either: the victim file keeps its data, nothing appears outside, and the run
+/// ends `failed`. Gluster's swap goes through its FUSE mount (another client); Samba's on
+/// its share's directory (smbd sees it at once).
+fn swapped_working_directories_are_never_followed() {
+    let cases = [
+        ("lab:gluster-gfapi", format!("{LAB}/mnt/gv-single")),
+        ("lab:smb", format!("{LAB}/srv/replica1/smb-sharing")),
+        (
+            "lab:smb-libsmbclient",
+            format!("{LAB}/srv/replica1/smb-sharing"),
+        ),
+    ];
+    let scratch = shm_dir();
+    for (target, share) in &cases {
+        for dangling in [true, false] {
+            let share = std::path::Path::new(share);
+            let victims = share.join("victims");
+            std::fs::create_dir_all(&victims).unwrap();
+            std::fs::write(victims.join("f0"), "theirs\n").unwrap();
+            let outside = scratch.path().join("outside");
+            let out = scratch.path().join("r");
+            let _ = std::fs::remove_dir_all(&out);
+            let child = bin()
+                .args([
+                    "run",
+                    "-i",
+                    "write,read",
+                    "--file-sizes",
+                    "1m",
+                    "--record-sizes",
+                    "64k",
+                ])
+                .args(["--reps", "300", "--min-sample-time", "0", "--out"])
+                .arg(&out)
+                .arg(target)
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            let deadline = Instant::now() + Duration::from_secs(60);
+            let swapped = loop {
+                assert!(
+                    Instant::now() < deadline,
+                    "{target}: no working directory appeared"
+                );
+                let found = std::fs::read_dir(share).unwrap().find_map(|e| {
+                    let e = e.unwrap();
+                    let n = e.file_name().to_string_lossy().into_owned();
+                    (n.starts_with("sharebench-") && n.ends_with("-t0")).then(|| e.path())
+                });
+                // Once the run has marked it as its own (and begun measuring).
+                let found = found.filter(|d| d.join(".sharebench-workdir").exists());
+                if let Some(dir) = found {
+                    std::fs::rename(&dir, dir.with_extension("moved")).unwrap();
+                    if dangling {
+                        std::fs::create_dir(&dir).unwrap();
+                        std::os::unix::fs::symlink(&outside, dir.join("f0")).unwrap();
+                    } else {
+                        std::os::unix::fs::symlink(&victims, &dir).unwrap();
+                    }
+                    break dir;
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            };
+            let o = child.wait_with_output().unwrap();
+            let what = format!("{target}, dangling {dangling}: {}", stderr(&o));
+            assert_eq!(o.status.code(), Some(1), "{what}");
+            assert!(stderr(&o).contains("another user has changed"), "{what}");
+            let manifest: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(out.join("run.json")).unwrap()).unwrap();
+            assert_eq!(manifest["outcome"], "failed", "{what}");
+            assert_eq!(
+                std::fs::read_to_string(victims.join("f0")).unwrap(),
+                "theirs\n",
+                "{what}"
+            );
+            assert!(!outside.exists(), "{what}");
+            // What the test made, and the run's own directory it moved.
+            for p in [swapped.with_extension("moved"), victims] {
+                std::fs::remove_dir_all(p).unwrap();
+            }
+            if dangling {
+                std::fs::remove_dir_all(&swapped).unwrap();
+            } else {
+                std::fs::remove_file(&swapped).unwrap();
+            }
+        }
     }
 }
 

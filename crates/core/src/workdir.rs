@@ -82,13 +82,11 @@ impl Workdir {
             }
         }
         if !self.is_ours(backend) {
-            return Err(io::Error::new(
-                io::ErrorKind::PermissionDenied,
-                format!(
-                    "refusing to delete {}: its marker is missing or not this run's",
-                    self.path
-                ),
-            ));
+            // This run marked it as it made it: someone else has replaced it since.
+            return Err(crate::backend::tampered(format!(
+                "refusing to delete {}: its marker is missing or not this run's",
+                self.path
+            )));
         }
         remove_tree(backend, &self.path, &self.marker())
     }

@@ -77,8 +77,11 @@ fn conf(dir: &Path, host: &Host, prefix_len: u8, shares: &str) -> String {
     )
 }
 
+/// A share of `path`. Samba follows no symlink in it (`follow symlinks = no`): every SMB
+/// user is squashed to one Unix user here, so another user's link in the tool's working
+/// directory would otherwise be followed by smbd for both SMB clients.
 fn share(name: &str, path: &Path, extra: &str) -> String {
-    format!("[{name}]\n  path = {}\n  read only = no\n  guest ok = no\n  valid users = {UNIX_USER}\n{extra}", path.display())
+    format!("[{name}]\n  path = {}\n  read only = no\n  guest ok = no\n  valid users = {UNIX_USER}\n  follow symlinks = no\n{extra}", path.display())
 }
 
 /// The name of share `base` (`smb-sharing`, `nfs-sharing`) on backing number `index`:

@@ -14,11 +14,11 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
 #[repr(C)]
-struct RawFs {
+pub(super) struct RawFs {
     _opaque: [u8; 0],
 }
 #[repr(C)]
-struct RawFd {
+pub(super) struct RawFd {
     _opaque: [u8; 0],
 }
 
@@ -35,8 +35,6 @@ extern "C" {
     fn glfs_set_logging(fs: *mut RawFs, logfile: *const c_char, loglevel: c_int) -> c_int;
     fn glfs_init(fs: *mut RawFs) -> c_int;
     fn glfs_fini(fs: *mut RawFs) -> c_int;
-    fn glfs_open(fs: *mut RawFs, path: *const c_char, flags: c_int) -> *mut RawFd;
-    fn glfs_creat(fs: *mut RawFs, path: *const c_char, flags: c_int, mode: u32) -> *mut RawFd;
     fn glfs_close(fd: *mut RawFd) -> c_int;
     fn glfs_pread(
         fd: *mut RawFd,
@@ -83,23 +81,14 @@ extern "C" {
     fn glfs_fallocate(fd: *mut RawFd, keep_size: c_int, offset: i64, len: usize) -> c_int;
     fn glfs_stat(fs: *mut RawFs, path: *const c_char, buf: *mut libc::stat) -> c_int;
     fn glfs_lstat(fs: *mut RawFs, path: *const c_char, buf: *mut libc::stat) -> c_int;
-    fn glfs_truncate(fs: *mut RawFs, path: *const c_char, length: i64) -> c_int;
-    fn glfs_unlink(fs: *mut RawFs, path: *const c_char) -> c_int;
-    fn glfs_mkdir(fs: *mut RawFs, path: *const c_char, mode: u32) -> c_int;
-    fn glfs_rmdir(fs: *mut RawFs, path: *const c_char) -> c_int;
-    fn glfs_rename(fs: *mut RawFs, from: *const c_char, to: *const c_char) -> c_int;
-    fn glfs_link(fs: *mut RawFs, from: *const c_char, to: *const c_char) -> c_int;
-    fn glfs_symlink(fs: *mut RawFs, target: *const c_char, link: *const c_char) -> c_int;
     fn glfs_readlink(fs: *mut RawFs, path: *const c_char, buf: *mut c_char, size: usize) -> isize;
-    fn glfs_chmod(fs: *mut RawFs, path: *const c_char, mode: u32) -> c_int;
-    fn glfs_utimens(fs: *mut RawFs, path: *const c_char, times: *const libc::timespec) -> c_int;
     fn glfs_statvfs(fs: *mut RawFs, path: *const c_char, buf: *mut libc::statvfs) -> c_int;
     fn glfs_opendir(fs: *mut RawFs, path: *const c_char) -> *mut RawFd;
     fn glfs_readdir(fd: *mut RawFd) -> *mut libc::dirent;
     fn glfs_closedir(fd: *mut RawFd) -> c_int;
 }
 
-fn cstr(s: &str) -> io::Result<CString> {
+pub(super) fn cstr(s: &str) -> io::Result<CString> {
     CString::new(s).map_err(|_| {
         io::Error::new(
             io::ErrorKind::InvalidInput,
@@ -109,12 +98,12 @@ fn cstr(s: &str) -> io::Result<CString> {
 }
 
 /// The error of a failed call (gfapi sets errno), naming the call and the path.
-fn failed(op: &str, what: &str) -> io::Error {
+pub(super) fn failed(op: &str, what: &str) -> io::Error {
     let e = io::Error::last_os_error();
     io::Error::new(e.kind(), format!("gluster {op} {what}: {e}"))
 }
 
-fn check(rc: c_int, op: &str, what: &str) -> io::Result<()> {
+pub(super) fn check(rc: c_int, op: &str, what: &str) -> io::Result<()> {
     if rc < 0 {
         Err(failed(op, what))
     } else {
@@ -125,7 +114,7 @@ fn check(rc: c_int, op: &str, what: &str) -> io::Result<()> {
 /// One volume, mounted through gfapi: what `glfs_new` .. `glfs_init` made, until
 /// `glfs_fini` when the last handle goes.
 pub struct Volume {
-    raw: *mut RawFs,
+    pub(super) raw: *mut RawFs,
 }
 
 // SAFETY: gfapi is thread-safe: one glfs_t serves calls from many threads at once (that is
@@ -160,16 +149,6 @@ impl Volume {
         Ok(v)
     }
 
-    fn path_call(
-        &self,
-        op: &str,
-        path: &str,
-        f: impl FnOnce(*mut RawFs, *const c_char) -> c_int,
-    ) -> io::Result<()> {
-        let c = cstr(path)?;
-        check(f(self.raw, c.as_ptr()), op, path)
-    }
-
     pub fn stat(&self, path: &str, follow: bool) -> io::Result<libc::stat> {
         let c = cstr(path)?;
         // SAFETY: an all-zero stat is a valid value of the plain C struct.
@@ -192,69 +171,6 @@ impl Volume {
         // SAFETY: live volume, NUL-terminated path, `st` receives the result.
         let rc = unsafe { glfs_statvfs(self.raw, c.as_ptr(), &mut st) };
         check(rc, "statvfs", path).map(|_| st)
-    }
-
-    pub fn truncate(&self, path: &str, len: u64) -> io::Result<()> {
-        // SAFETY: live volume and a NUL-terminated path (so for each path call below).
-        self.path_call("truncate", path, |fs, p| unsafe {
-            glfs_truncate(fs, p, len as i64)
-        })
-    }
-
-    pub fn unlink(&self, path: &str) -> io::Result<()> {
-        // SAFETY: live volume and a NUL-terminated path.
-        self.path_call("unlink", path, |fs, p| unsafe { glfs_unlink(fs, p) })
-    }
-
-    pub fn mkdir(&self, path: &str, mode: u32) -> io::Result<()> {
-        // SAFETY: live volume and a NUL-terminated path.
-        self.path_call("mkdir", path, |fs, p| unsafe { glfs_mkdir(fs, p, mode) })
-    }
-
-    pub fn rmdir(&self, path: &str) -> io::Result<()> {
-        // SAFETY: live volume and a NUL-terminated path.
-        self.path_call("rmdir", path, |fs, p| unsafe { glfs_rmdir(fs, p) })
-    }
-
-    pub fn chmod(&self, path: &str, mode: u32) -> io::Result<()> {
-        // SAFETY: live volume and a NUL-terminated path.
-        self.path_call("chmod", path, |fs, p| unsafe { glfs_chmod(fs, p, mode) })
-    }
-
-    pub fn utimens(&self, path: &str, atime_ns: i128, mtime_ns: i128) -> io::Result<()> {
-        let ts = |ns: i128| libc::timespec {
-            tv_sec: ns.div_euclid(1_000_000_000) as libc::time_t,
-            tv_nsec: ns.rem_euclid(1_000_000_000) as libc::c_long,
-        };
-        let times = [ts(atime_ns), ts(mtime_ns)];
-        // SAFETY: as above; `times` is two timespecs, read during the call.
-        self.path_call("utimens", path, |fs, p| unsafe {
-            glfs_utimens(fs, p, times.as_ptr())
-        })
-    }
-
-    fn two_paths(
-        &self,
-        op: &str,
-        a: &str,
-        b: &str,
-        f: unsafe extern "C" fn(*mut RawFs, *const c_char, *const c_char) -> c_int,
-    ) -> io::Result<()> {
-        let (ca, cb) = (cstr(a)?, cstr(b)?);
-        // SAFETY: live volume, two NUL-terminated paths.
-        check(unsafe { f(self.raw, ca.as_ptr(), cb.as_ptr()) }, op, b)
-    }
-
-    pub fn rename(&self, from: &str, to: &str) -> io::Result<()> {
-        self.two_paths("rename", from, to, glfs_rename)
-    }
-
-    pub fn link(&self, existing: &str, new: &str) -> io::Result<()> {
-        self.two_paths("link", existing, new, glfs_link)
-    }
-
-    pub fn symlink(&self, target: &str, link: &str) -> io::Result<()> {
-        self.two_paths("symlink", target, link, glfs_symlink)
     }
 
     pub fn readlink(&self, path: &str) -> io::Result<String> {
@@ -321,19 +237,10 @@ pub struct GlFile {
 unsafe impl Send for GlFile {}
 
 impl GlFile {
-    /// Opens `path` with open(2) `flags` (O_CREAT creates it with `mode`).
-    pub fn open(volume: &Arc<Volume>, path: &str, flags: c_int, mode: u32) -> io::Result<GlFile> {
-        let c = cstr(path)?;
-        // SAFETY: live volume, NUL-terminated path; a null return is an error.
-        let fd = unsafe {
-            if flags & libc::O_CREAT != 0 {
-                glfs_creat(volume.raw, c.as_ptr(), flags, mode)
-            } else {
-                glfs_open(volume.raw, c.as_ptr(), flags)
-            }
-        };
+    /// Takes an fd gfapi opened (null: the call failed, with errno set).
+    pub(super) fn from_raw(fd: *mut RawFd, volume: &Arc<Volume>, what: &str) -> io::Result<GlFile> {
         if fd.is_null() {
-            return Err(failed("open", path));
+            return Err(failed("open", what));
         }
         Ok(GlFile {
             fd,

@@ -8,6 +8,9 @@ pub mod fiemap;
 #[cfg(feature = "gluster")]
 #[allow(unsafe_code)]
 pub mod gfapi;
+#[cfg(feature = "gluster")]
+#[allow(unsafe_code)]
+pub mod gfapi_objects;
 #[cfg(feature = "nfs")]
 #[allow(unsafe_code)]
 pub mod libnfs;

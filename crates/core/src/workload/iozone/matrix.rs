@@ -564,8 +564,7 @@ fn take(
     st: &mut CellState,
     cancel: &AtomicBool,
 ) -> Result<Taken, Unmeasured> {
-    let released = Instant::now();
-    let workers = specs.len();
+    let (released, workers) = (Instant::now(), specs.len());
     let barrier = StartGate::new(workers + 1);
     let first_done = AtomicBool::new(false);
     let coord = Coordination {
