@@ -89,7 +89,7 @@ pub struct TargetManifest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mount_source: Option<String>,
     /// Other directories the workers' files went to (IOzone's `-F` naming several
-    /// directories): each as `worker N: DIR (its working directory)`.
+    /// directories): each as `worker N: DIR/sharebench-...` (its working directory there).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub places: Vec<String>,
 }

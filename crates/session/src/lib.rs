@@ -534,14 +534,20 @@ fn remove_workdirs(targets: &[Target], warn: &mut dyn FnMut(String)) {
         }
         for p in own_places(t) {
             if let Err(e) = p.workdir.remove(p.backend.as_ref()) {
-                let root = p.backend.info().local_root.unwrap_or_default();
                 warn(format!(
-                    "{}: could not remove working directory {root}/{}: {e}",
-                    t.name, p.workdir.path
+                    "{}: could not remove working directory {}: {e}",
+                    t.name,
+                    where_is(p)
                 ));
             }
         }
     }
+}
+
+/// Where a place's working directory is, as a path on this machine.
+fn where_is(p: &Place) -> String {
+    let root = p.backend.info().local_root.unwrap_or_default();
+    format!("{root}/{}", p.workdir.path)
 }
 
 /// The working directories a target's workers have besides the target's own, each once.
@@ -735,8 +741,7 @@ fn remember_left_behind(targets: &[Target]) {
                     t.workdir.path, t.name
                 );
                 for p in own_places(t) {
-                    let root = p.backend.info().local_root.unwrap_or_default();
-                    here.push_str(&format!("; {root}/{}", p.workdir.path));
+                    here.push_str(&format!("; {}", where_is(p)));
                 }
                 here
             })
@@ -772,10 +777,7 @@ fn start_manifest(spec: &SessionSpec, run_id: &str, targets: &[Target]) -> CliRe
                 mount_source: mount_source(&t.backend.info()),
                 places: (t.places.iter().enumerate())
                     .filter(|(_, p)| p.workdir.path != t.workdir.path)
-                    .map(|(w, p)| {
-                        let root = p.backend.info().local_root.unwrap_or_default();
-                        format!("worker {}: {root} ({})", w + 1, p.workdir.path)
-                    })
+                    .map(|(w, p)| format!("worker {}: {}", w + 1, where_is(p)))
                     .collect(),
                 ..TargetManifest::new(&t.name, t.backend.info(), &t.workdir.path)
             })
@@ -834,11 +836,10 @@ fn leave_targets(plan: &Plan, targets: &[Target]) -> Option<String> {
                 "sharebench: --keep-files: the files are in {place}"
             );
             for p in own_places(t) {
-                let root = p.backend.info().local_root.unwrap_or_default();
                 let _ = writeln!(
                     io::stderr(),
-                    "sharebench: --keep-files: and in {root}/{}",
-                    p.workdir.path
+                    "sharebench: --keep-files: and in {}",
+                    where_is(p)
                 );
             }
         }
