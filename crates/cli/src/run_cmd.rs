@@ -61,13 +61,17 @@ pub struct RunArgs {
     pub record_sizes: Option<SizeList>,
 
     /// IOzone's -a matrix: files 64k..512m x records 4k..16m, doubling; files over 16m skip
-    /// records under 64k (see --all-records)
+    /// records under 64k (see --crossover, --all-records)
     #[arg(short = 'a', long)]
     pub auto: bool,
 
     /// With --auto: every record size for every file size (IOzone's -z)
-    #[arg(long, requires = "auto")]
+    #[arg(long, requires = "auto", conflicts_with = "crossover")]
     pub all_records: bool,
+
+    /// With --auto: files larger than SIZE skip records under 64k [default: 16m, IOzone's]
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true, value_parser = parse_one_size, requires = "auto")]
+    pub crossover: Option<u64>,
 
     /// With --auto: the smallest file size (IOzone's -n)
     #[arg(long, value_name = "SIZE", allow_hyphen_values = true, value_parser = parse_one_size, requires = "auto")]
@@ -721,7 +725,10 @@ fn iozone_cells(a: &RunArgs) -> CliResult<Vec<plan::Cell>> {
             max_file,
             min_rec,
             max_rec,
-            a.all_records,
+            match (a.all_records, a.crossover) {
+                (true, _) => u64::MAX,
+                (false, c) => c.unwrap_or(plan::CROSSOVER),
+            },
         ));
     }
     let files = a

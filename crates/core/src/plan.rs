@@ -46,21 +46,21 @@ impl Cell {
 
 /// The cells of IOzone's auto mode between the given bounds: file sizes double from
 /// `min_file` to `max_file`, record sizes double from `min_record` up to the smaller of the
-/// file size and `max_record`; files over `CROSSOVER` skip records under `LARGE_RECORD`
-/// unless `all_records` (IOzone's -z).
+/// file size and `max_record`; files over `crossover` (IOzone's: [`CROSSOVER`]; `u64::MAX`
+/// for none, IOzone's -z) skip records under `LARGE_RECORD`.
 pub fn auto_cells(
     min_file: u64,
     max_file: u64,
     min_record: u64,
     max_record: u64,
-    all_records: bool,
+    crossover: u64,
 ) -> Vec<Cell> {
     let mut cells = Vec::new();
     let mut file_size = min_file;
     while file_size <= max_file {
         let mut record_size = min_record;
         while record_size <= max_record && record_size <= file_size {
-            if all_records || file_size <= CROSSOVER || record_size >= LARGE_RECORD {
+            if file_size <= crossover || record_size >= LARGE_RECORD {
                 cells.push(Cell {
                     file_size,
                     record_size,
@@ -816,7 +816,7 @@ mod tests {
             AUTO_MAX_FILE,
             AUTO_MIN_RECORD,
             AUTO_MAX_RECORD,
-            false,
+            CROSSOVER,
         );
         // 64k: 4k..64k (5); 128k: 6; 256k: 7; 512k: 8; 1m: 9; 2m: 10; 4m: 11; 8m: 12; 16m: 13;
         // 32m..512m: 64k..16m (9 each, 5 sizes).
@@ -856,7 +856,7 @@ mod tests {
             AUTO_MAX_FILE,
             AUTO_MIN_RECORD,
             AUTO_MAX_RECORD,
-            true,
+            u64::MAX,
         );
         assert!(cells.contains(&Cell {
             file_size: 512 * MIB,
@@ -866,8 +866,29 @@ mod tests {
     }
 
     #[test]
+    fn a_lower_crossover_skips_small_records_of_smaller_files() {
+        let cells = auto_cells(
+            AUTO_MIN_FILE,
+            32 * MIB,
+            AUTO_MIN_RECORD,
+            AUTO_MAX_RECORD,
+            4 * MIB,
+        );
+        assert!(cells.contains(&Cell {
+            file_size: 4 * MIB,
+            record_size: 4 * KIB
+        }));
+        assert!(!cells.contains(&Cell {
+            file_size: 8 * MIB,
+            record_size: 32 * KIB
+        }));
+        // 64k..4m as before (5..11 records), then 8m, 16m and 32m from 64k: 8, 9 and 9.
+        assert_eq!(cells.len(), 5 + 6 + 7 + 8 + 9 + 10 + 11 + 8 + 9 + 9);
+    }
+
+    #[test]
     fn auto_cells_respect_n_and_g() {
-        let cells = auto_cells(MIB, 2 * GIB, AUTO_MIN_RECORD, AUTO_MAX_RECORD, false);
+        let cells = auto_cells(MIB, 2 * GIB, AUTO_MIN_RECORD, AUTO_MAX_RECORD, CROSSOVER);
         assert_eq!(cells.first().unwrap().file_size, MIB);
         assert_eq!(cells.last().unwrap().file_size, 2 * GIB);
     }

@@ -357,7 +357,7 @@ pub fn plan(o: &Options, ops: Vec<Op>, cells: Vec<Cell>, threads: Option<u32>) -
 mod tests {
     use super::super::args::parse;
     use super::*;
-    use sharebench_core::plan::{auto_cells, KIB, MIB};
+    use sharebench_core::plan::{auto_cells, CROSSOVER, KIB, MIB};
 
     fn opts(line: &str) -> Options {
         let args: Vec<String> = line.split_whitespace().map(String::from).collect();
@@ -375,7 +375,7 @@ mod tests {
         assert_eq!(cells.len(), 126);
         assert_eq!(
             cells,
-            auto_cells(64 * KIB, 512 * MIB, 4 * KIB, 16 * MIB, false)
+            auto_cells(64 * KIB, 512 * MIB, 4 * KIB, 16 * MIB, CROSSOVER)
         );
         // Four zero rows (4, 8, 16, 32 KB) for each of the five files over 16 MB.
         let placeholders: Vec<&Slot> = l
@@ -421,7 +421,10 @@ mod tests {
         let cells = l.cells();
         assert_eq!(cells.first().unwrap().file_size, MIB);
         assert_eq!(cells.last().unwrap().file_size, 2 * 1024 * MIB);
-        assert_eq!(cells, auto_cells(MIB, 2048 * MIB, 4 * KIB, 16 * MIB, false));
+        assert_eq!(
+            cells,
+            auto_cells(MIB, 2048 * MIB, 4 * KIB, 16 * MIB, CROSSOVER)
+        );
         // -g 2G alone: 64 KB .. 2 GB.
         let files: Vec<u64> = auto("-a -g 2G")
             .cells()

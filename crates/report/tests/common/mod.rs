@@ -6,7 +6,7 @@
 use sharebench_core::latency::LatencySummary;
 use sharebench_core::manifest::{Host, Manifest, TargetManifest};
 use sharebench_core::op::Op;
-use sharebench_core::plan::{auto_cells, Cell, Plan};
+use sharebench_core::plan::{auto_cells, Cell, Plan, CROSSOVER};
 use sharebench_core::record::{Record, Scope};
 use std::io::Write;
 use std::path::Path;
@@ -29,7 +29,7 @@ fn splitmix(state: &mut u64) -> f64 {
 }
 
 pub fn all_auto_cells() -> Vec<Cell> {
-    auto_cells(64 << 10, 512 << 20, 4 << 10, 16 << 20, false)
+    auto_cells(64 << 10, 512 << 20, 4 << 10, 16 << 20, CROSSOVER)
 }
 
 pub fn record(target: &str, op: Op, cell: Cell, rep: u32, kib_s: f64) -> Record {
