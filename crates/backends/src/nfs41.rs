@@ -43,14 +43,15 @@ use nfs_rs::{
     WriteOutcome, OPEN_BOTH, OPEN_READ, OPEN_WRITE,
 };
 use sharebench_core::backend::{
-    Backend, DirEntry, FileHandle, FileStat, FsStat, IoQueue, OpenOptions, Purge, PurgeRequest,
-    TargetInfo,
+    tampered, Backend, DirEntry, FileHandle, FileStat, FsStat, IoQueue, OpenOptions, Purge,
+    PurgeRequest, TargetInfo,
 };
+use std::collections::HashMap;
 use std::future::Future;
 use std::io;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{mpsc, Arc};
+use std::sync::{mpsc, Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 use wire::WireClient;
@@ -280,6 +281,10 @@ pub struct Nfs41Backend {
     /// path (`wire.rs`); `None` with `client=nfs-rs`, where nfs-rs carries them too.
     wire: Option<Arc<Wire>>,
     keeper: Option<(mpsc::Sender<()>, JoinHandle<()>)>,
+    /// The directories this backend made (paths from the export's root) and their file
+    /// handles: what is created, opened or removed in them is reached by handle, so a
+    /// directory another user swaps in under the same name is never written in.
+    made: Mutex<HashMap<String, Bytes>>,
 }
 
 impl Nfs41Backend {
@@ -348,6 +353,7 @@ impl Nfs41Backend {
             pnfs_mds: client.mount.capabilities().pnfs,
             wire: None,
             keeper: None,
+            made: Mutex::new(HashMap::new()),
         };
         let asked = match t.version {
             Version::V4_2 => NFSVersion::NFSv4p2,
@@ -429,8 +435,40 @@ impl Nfs41Backend {
         Err(io::Error::from_raw_os_error(libc::ELOOP))
     }
 
-    /// Opens `p` on the data path: its directory looked up through nfs-rs, then OPEN by
-    /// name (creating with UNCHECKED4, which also truncates when asked: RFC 8881 §18.16.3).
+    /// The file handle of directory `dir` (a path from the export's root): the one it had
+    /// when this backend made it, else looked up through nfs-rs.
+    fn dir_fh(&self, dir: &str) -> io::Result<Bytes> {
+        if let Some(fh) = self.made().get(dir) {
+            return Ok(fh.clone());
+        }
+        let m = &self.client.mount;
+        Ok(self.client.run("lookup", dir, m.lookup_path(dir))?.fh)
+    }
+
+    fn made(&self) -> std::sync::MutexGuard<'_, HashMap<String, Bytes>> {
+        self.made.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Refuses a path whose directory this backend made but that another one now stands
+    /// for (someone swapped it): for the calls nfs-rs makes by path.
+    fn check_dir_of(&self, p: &str) -> io::Result<()> {
+        let dir = abs(p.rsplit_once('/').map_or("", |(d, _)| d));
+        let Some(mine) = self.made().get(&dir).cloned() else {
+            return Ok(());
+        };
+        let m = &self.client.mount;
+        let now = self.client.run("lookup", &dir, m.lookup_path(&dir))?.fh;
+        if now != mine {
+            return Err(tampered(format!(
+                "{} {dir}: not the directory this run made",
+                self.client.label
+            )));
+        }
+        Ok(())
+    }
+
+    /// Opens `p` on the data path: OPEN by name in its directory's handle (creating with
+    /// UNCHECKED4, which also truncates when asked: RFC 8881 §18.16.3).
     fn open_on_wire(
         &self,
         wire: &Arc<Wire>,
@@ -439,9 +477,7 @@ impl Nfs41Backend {
         how: OpenOptions,
     ) -> io::Result<Box<dyn FileHandle>> {
         let (dir, name) = p.rsplit_once('/').unwrap_or(("", &p));
-        let dir = abs(dir);
-        let m = &self.client.mount;
-        let dir_fh = self.client.run("lookup", &dir, m.lookup_path(&dir))?.fh;
+        let dir_fh = self.dir_fh(&abs(dir))?;
         let share = match access {
             OPEN_READ => wire::SHARE_ACCESS_READ,
             OPEN_WRITE => wire::SHARE_ACCESS_WRITE,
@@ -481,6 +517,13 @@ impl Drop for Nfs41Backend {
         let c = &self.client;
         let _ = c.run_for(UMOUNT_TIMEOUT, "umount", &self.shown, c.mount.umount());
     }
+}
+
+/// A backend-relative path as its directory (from the export's root) and its last name.
+fn split(path: &str) -> (String, String) {
+    let p = abs(path);
+    let (dir, name) = p.rsplit_once('/').unwrap_or(("", &p));
+    (abs(dir), name.to_string())
 }
 
 fn stat_of(a: &Attr) -> FileStat {
@@ -570,6 +613,7 @@ impl Backend for Nfs41Backend {
         if let Some(wire) = &self.wire {
             return self.open_on_wire(wire, p, access, how);
         }
+        self.check_dir_of(&p)?;
         let create = || {
             self.client
                 .run(
@@ -620,32 +664,55 @@ impl Backend for Nfs41Backend {
     }
 
     fn unlink(&self, path: &str) -> io::Result<()> {
-        let p = abs(path);
+        let (dir, name) = split(path);
+        let fh = self.dir_fh(&dir)?;
         self.client
-            .run("remove", &p, self.client.mount.remove_path(&p))
+            .run("remove", &abs(path), self.client.mount.remove(fh, &name))
     }
 
     fn mkdir(&self, path: &str) -> io::Result<()> {
-        let p = abs(path);
-        self.client
-            .run("mkdir", &p, self.client.mount.mkdir_path(&p, DIR_MODE))
-            .map(|_| ())
+        let (dir, name) = split(path);
+        let fh = self.dir_fh(&dir)?;
+        let m = &self.client.mount;
+        let made = self
+            .client
+            .run("mkdir", &abs(path), m.mkdir(fh, &name, DIR_MODE))?;
+        self.made().insert(abs(path), made.fh);
+        Ok(())
     }
 
     fn rmdir(&self, path: &str) -> io::Result<()> {
-        let p = abs(path);
+        let (dir, name) = split(path);
+        let fh = self.dir_fh(&dir)?;
+        let m = &self.client.mount;
         // NFSv4 REMOVE takes files too; rmdir(2) must not.
-        if !self.client.lstat(&p).map(|a| a.type_ == NF4DIR)? {
+        let found = self
+            .client
+            .run("lookup", &abs(path), m.lookup(fh.clone(), &name))?;
+        if found.attr.is_none_or(|a| a.type_ != NF4DIR) {
             return Err(io::Error::from_raw_os_error(libc::ENOTDIR));
         }
-        self.client
-            .run("remove", &p, self.client.mount.rmdir_path(&p))
+        self.client.run("remove", &abs(path), m.rmdir(fh, &name))?;
+        self.made().remove(&abs(path));
+        Ok(())
     }
 
     fn rename(&self, from: &str, to: &str) -> io::Result<()> {
         let (f, t) = (abs(from), abs(to));
         self.client
-            .run("rename", &f, self.client.mount.rename_path(&f, &t))
+            .run("rename", &f, self.client.mount.rename_path(&f, &t))?;
+        // A directory this backend made keeps its handle under its new name.
+        let mut made = self.made();
+        let moved: Vec<String> = (made.keys())
+            .filter(|k| **k == f || k.starts_with(&format!("{f}/")))
+            .cloned()
+            .collect();
+        for k in moved {
+            if let Some(fh) = made.remove(&k) {
+                made.insert(format!("{t}{}", &k[f.len()..]), fh);
+            }
+        }
+        Ok(())
     }
 
     fn link(&self, existing: &str, new: &str) -> io::Result<()> {
@@ -994,6 +1061,13 @@ mod tests {
         drive_briefly(&rt);
         assert!(start.elapsed() >= IDLE_DRIVE);
         assert_eq!(ticked.load(Ordering::SeqCst), 1, "spawned work ran");
+    }
+
+    #[test]
+    fn a_path_splits_into_its_directory_from_the_root_and_its_name() {
+        assert_eq!(split("sb-1-t0/f0"), ("/sb-1-t0".into(), "f0".into()));
+        assert_eq!(split("sb-1-t0"), ("/".into(), "sb-1-t0".into()));
+        assert_eq!(split("a/b/c"), ("/a/b".into(), "c".into()));
     }
 
     #[test]
