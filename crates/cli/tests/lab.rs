@@ -648,7 +648,7 @@ fn swapped_working_directories_are_never_followed() {
                     "--record-sizes",
                     "64k",
                 ])
-                .args(["--reps", "300", "--min-sample-time", "0", "--out"])
+                .args(["--reps", "100", "--min-sample-time", "0", "--out"])
                 .arg(&out)
                 .arg(target)
                 .stdout(Stdio::null())
@@ -669,13 +669,16 @@ fn swapped_working_directories_are_never_followed() {
                 // Once the run has marked it as its own (and begun measuring).
                 let found = found.filter(|d| d.join(".sharebench-workdir").exists());
                 if let Some(dir) = found {
-                    std::fs::rename(&dir, dir.with_extension("moved")).unwrap();
+                    // What replaces it is made aside and renamed into place at once.
+                    let staged = share.join("staged");
                     if dangling {
-                        std::fs::create_dir(&dir).unwrap();
-                        std::os::unix::fs::symlink(&outside, dir.join("f0")).unwrap();
+                        std::fs::create_dir(&staged).unwrap();
+                        std::os::unix::fs::symlink(&outside, staged.join("f0")).unwrap();
                     } else {
-                        std::os::unix::fs::symlink(&victims, &dir).unwrap();
+                        std::os::unix::fs::symlink(&victims, &staged).unwrap();
                     }
+                    std::fs::rename(&dir, dir.with_extension("moved")).unwrap();
+                    std::fs::rename(&staged, &dir).unwrap();
                     break dir;
                 }
                 std::thread::sleep(Duration::from_millis(5));
