@@ -117,12 +117,16 @@ pub fn create_volumes(state: &mut LabState, hosts: &[Host]) -> Result<Vec<&'stat
             Duration::from_secs(30),
         )?;
     }
-    // Wait until every peer is connected.
+    // Wait until every peer is in the cluster, not only connected: a volume created while
+    // a peer is still joining never reaches it, and starting the volume then fails there
+    // ("Pre Validation failed on PEER. Volume ... does not exist").
     let start = Instant::now();
     loop {
-        let out = gluster(pid, &["pool", "list"])?;
-        let connected = out.lines().filter(|l| l.contains("Connected")).count();
-        if connected >= hosts.len() {
+        let out = gluster(pid, &["peer", "status"])?;
+        let joined = (out.lines())
+            .filter(|l| l.contains("State: Peer in Cluster (Connected)"))
+            .count();
+        if joined + 1 >= hosts.len() {
             break;
         }
         if start.elapsed() > Duration::from_secs(60) {
