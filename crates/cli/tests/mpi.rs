@@ -347,21 +347,19 @@ check = { kind = "faster", step = "three", a = "b", b = "a", ops = ["write", "re
     let hosts = tmp.path().join("hosts");
     let out = tmp.path().join("run");
     let study_run = |hostfile: &str| {
-        run(&[
-            "study",
-            "run",
-            study.to_str().unwrap(),
-            "--scale",
-            "tiny",
-            "--target",
-            &format!("a={}", a.path().display()),
-            "--target",
-            &format!("b={}", b.path().display()),
-            "--hostfile",
-            hostfile,
-            "--out",
-            out.to_str().unwrap(),
-        ])
+        study_tiny(
+            &study,
+            &[
+                "--target",
+                &format!("a={}", a.path().display()),
+                "--target",
+                &format!("b={}", b.path().display()),
+                "--hostfile",
+                hostfile,
+                "--out",
+                out.to_str().unwrap(),
+            ],
+        )
     };
     // Two slots for a step of three clients: not run, and said why.
     std::fs::write(&hosts, "localhost slots=2\n").unwrap();
@@ -387,17 +385,15 @@ check = { kind = "faster", step = "three", a = "b", b = "a", ops = ["write", "re
         .map(str::to_string)
         .unwrap_or_default();
     assert!(line.contains("3 workers, children-see"), "{}", stdout(&o));
-    let o = run(&[
-        "study",
-        "run",
-        study.to_str().unwrap(),
-        "--scale",
-        "tiny",
-        "--target",
-        &format!("a={}", a.path().display()),
-        "--hostfile",
-        "/no/such/hosts",
-    ]);
+    let o = study_tiny(
+        &study,
+        &[
+            "--target",
+            &format!("a={}", a.path().display()),
+            "--hostfile",
+            "/no/such/hosts",
+        ],
+    );
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("--hostfile /no/such/hosts"),

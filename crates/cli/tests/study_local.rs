@@ -59,15 +59,7 @@ fn a_local_study_runs_and_reports_every_claim_from_its_records() {
     let (shm_p, disk_p) = (shm.path().to_str().unwrap(), disk.path().to_str().unwrap());
     let study = write_study(tmp.path(), shm_p, disk_p);
     let out = tmp.path().join("run");
-    let o = run(&[
-        "study",
-        "run",
-        study.to_str().unwrap(),
-        "--scale",
-        "tiny",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = study_tiny(&study, &["--out", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
     assert!(text.contains("Report: "), "{text}");
@@ -537,23 +529,21 @@ check = { kind = "faster", step = "m", a = "new", b = "old", ops = ["write", "re
     let counter = tmp.path().join("switches");
     let out = tmp.path().join("run");
     let c = counter.display();
-    let o = run(&[
-        "study",
-        "run",
-        study.to_str().unwrap(),
-        "--scale",
-        "tiny",
-        "--target",
-        &format!("old={}", shm.path().display()),
-        "--target",
-        &format!("new={}", disk.path().display()),
-        "--switch",
-        &format!("old=echo old >> {c}"),
-        "--switch",
-        &format!("new=echo new >> {c}"),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = study_tiny(
+        &study,
+        &[
+            "--target",
+            &format!("old={}", shm.path().display()),
+            "--target",
+            &format!("new={}", disk.path().display()),
+            "--switch",
+            &format!("old=echo old >> {c}"),
+            "--switch",
+            &format!("new=echo new >> {c}"),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     // A, B, A, B, A, B: each switch before each of its blocks.
     assert_eq!(
@@ -575,17 +565,15 @@ check = { kind = "faster", step = "m", a = "new", b = "old", ops = ["write", "re
     assert!(line.contains("over 3 paired repetitions"), "{line}");
     assert!(out.join("report/m/report.html").is_file());
     // A switch is for a mapped role only.
-    let o = run(&[
-        "study",
-        "run",
-        study.to_str().unwrap(),
-        "--scale",
-        "tiny",
-        "--target",
-        &format!("old={}", shm.path().display()),
-        "--switch",
-        "new=true",
-    ]);
+    let o = study_tiny(
+        &study,
+        &[
+            "--target",
+            &format!("old={}", shm.path().display()),
+            "--switch",
+            "new=true",
+        ],
+    );
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("--switch new: map the role first"),

@@ -44,10 +44,18 @@ pub struct Place {
 impl Target {
     /// Where worker `w` keeps its files: its own place, or the target's working directory.
     pub fn place(&self, w: usize) -> Place {
-        self.places.get(w).cloned().unwrap_or_else(|| Place {
+        self.places
+            .get(w)
+            .cloned()
+            .unwrap_or_else(|| self.own_place())
+    }
+
+    /// The target's own working directory, as a place.
+    pub fn own_place(&self) -> Place {
+        Place {
             backend: self.backend.clone(),
             workdir: self.workdir.clone(),
-        })
+        }
     }
 }
 

@@ -424,7 +424,7 @@ fn spread_workers(
     let mut places: Vec<(String, Place)> = Vec::new();
     for (w, dir) in spec.worker_dirs.iter().enumerate() {
         if same(dir, &spec.targets[0]) {
-            target.places.push(target.place(usize::MAX));
+            target.places.push(target.own_place());
             continue;
         }
         if let Some((_, p)) = places.iter().find(|(d, _)| same(d, dir)) {

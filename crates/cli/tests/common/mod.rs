@@ -15,6 +15,17 @@ pub fn run(args: &[&str]) -> Output {
     bin().args(args).output().expect("cannot start sharebench")
 }
 
+/// `sharebench study run STUDY --scale tiny` and `more`.
+pub fn study_tiny(study: &Path, more: &[&str]) -> Output {
+    bin()
+        .args(["study", "run"])
+        .arg(study)
+        .args(["--scale", "tiny"])
+        .args(more)
+        .output()
+        .expect("cannot start sharebench")
+}
+
 pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
