@@ -22,6 +22,8 @@ pub mod mountinfo;
 pub mod netguard;
 #[cfg(feature = "nfs")]
 pub mod nfs;
+#[cfg(feature = "nfs")]
+mod nfs3_tree;
 #[cfg(feature = "nfs41")]
 pub mod nfs41;
 pub mod nfsurl;

@@ -6,12 +6,15 @@
 //! NFSv4 (`version=4`) is NFSv4.0 in libnfs 4.0: reads work; WRITEs larger than
 //! [`V4_MAX_WRITE`] fail to encode in Debian's libnfs 4.0.0 and are refused with a clear
 //! error. NFSv4.1 is not available in libnfs at all: `version=4.1` goes to the nfs-rs
-//! client (`nfs41.rs`) instead.
+//! client (`nfs41.rs`) instead. NFSv3's names are made and removed by directory handle
+//! (`nfs3_tree.rs`), so another user's symlink on a shared export is never followed.
 //! Not: mmap, locking, a client cache.
 
 use crate::ffi::libnfs::{Context, OpenFile, Stat64};
 use crate::ffi::libnfs_async::NfsQueue;
+use crate::ffi::libnfs_handles::{handle_of, Change, Fh};
 use crate::netguard;
+use crate::nfs3_tree::Tree;
 use crate::nfsurl::{parse, Target, Version};
 use sharebench_core::backend::{
     tampered, Backend, DirEntry, FileHandle, FileStat, FsStat, IoQueue, OpenOptions, Purge,
@@ -95,6 +98,9 @@ pub struct NfsBackend {
     read_max: u64,
     write_max: u64,
     shared: Arc<Shared>,
+    /// NFSv3: names are made and removed by directory handle. `None` for NFSv4.0, whose
+    /// names go by path with O_NOFOLLOW on the last one (libnfs has no NFSv4 calls by handle).
+    tree: Option<Tree>,
 }
 
 impl NfsBackend {
@@ -134,6 +140,18 @@ impl NfsBackend {
         if root.mode as u32 & libc::S_IFMT != libc::S_IFDIR {
             return Err(format!("target '{spec}' is not a directory"));
         }
+        let tree = if version == 3 {
+            let root = ctx
+                .open("/", libc::O_RDONLY, 0)
+                .map_err(|(_, e)| format!("target '{spec}': {e}"))?;
+            let fh = handle_of(&root);
+            let (c, closed) = root.close();
+            closed.map_err(|e| format!("target '{spec}': {e}"))?;
+            ctx = c;
+            Some(Tree::new(fh))
+        } else {
+            None
+        };
         shared.give(ctx);
         Ok(NfsBackend {
             shown: spec.to_string(),
@@ -142,6 +160,7 @@ impl NfsBackend {
             read_max: read_max.max(4096),
             write_max: write_max.max(4096),
             shared,
+            tree,
         })
     }
 }
@@ -170,11 +189,14 @@ fn refused_link(e: io::Error, path: &str) -> io::Error {
 impl NfsBackend {
     /// The handle of a file just opened; with `nconnect`, the file is opened again (never
     /// created or truncated) on the further connections, for the queue's requests.
+    /// On NFSv3 each open must be the file `expect` names: a path that names another one
+    /// has been changed by someone else since the file was made or looked up.
     fn handle(
         &self,
         file: OpenFile,
         path: &str,
         flags: libc::c_int,
+        expect: Option<&Fh>,
     ) -> io::Result<Box<dyn FileHandle>> {
         let mut h = NfsFile {
             file: Some(file),
@@ -195,11 +217,69 @@ impl NfsBackend {
                 Ok(f) => h.extra.push(f),
                 Err((ctx, e)) => {
                     self.shared.give(ctx);
-                    return Err(e);
+                    return Err(refused_link(e, path));
+                }
+            }
+        }
+        let opened = std::iter::once(h.file.as_ref()).flatten().chain(&h.extra);
+        if let Some(fh) = expect {
+            for f in opened {
+                if handle_of(f) != *fh {
+                    return Err(tampered(format!(
+                        "nfs {path}: the path names another file than the tool's own, not used"
+                    )));
                 }
             }
         }
         Ok(Box::new(h))
+    }
+}
+
+impl NfsBackend {
+    /// NFSv3's open: the file is made or found by its directory's handle (see `Tree`), then
+    /// opened through libnfs by path with O_NOFOLLOW on every name, and used only if that
+    /// open is the same file. O_TRUNC is done on the open file.
+    fn open_by_handle(
+        &self,
+        tree: &Tree,
+        rel: &str,
+        how: OpenOptions,
+    ) -> io::Result<Box<dyn FileHandle>> {
+        let flags = crate::open_flags(how) | libc::O_NOFOLLOW;
+        let plain = flags & !(libc::O_CREAT | libc::O_EXCL | libc::O_TRUNC);
+        let path = abs(rel);
+        let mut ctx = self.shared.take()?;
+        let (fh, made) = match tree.file(&mut ctx, rel, how.create, FILE_MODE) {
+            Ok(found) => found,
+            Err(e) => {
+                self.shared.give(ctx);
+                return Err(e);
+            }
+        };
+        let file = match ctx.open(&path, plain, FILE_MODE) {
+            Ok(file) => file,
+            Err((ctx, e)) => {
+                self.shared.give(ctx);
+                return Err(refused_link(e, &path));
+            }
+        };
+        let mut h = self.handle(file, &path, plain, Some(&fh))?;
+        if how.truncate && how.write && !made {
+            h.set_len(0)?;
+        }
+        Ok(h)
+    }
+
+    /// A namespace call: by handle on NFSv3 (`v3`), by the path libnfs resolves on NFSv4.0.
+    fn names<T>(
+        &self,
+        v3: impl FnOnce(&Tree, &mut Context) -> io::Result<T>,
+        v4: impl FnOnce(&mut Context) -> io::Result<T>,
+    ) -> io::Result<T> {
+        self.shared.with(|c| match &self.tree {
+            Some(tree) => v3(tree, c),
+            None => v4(c),
+        })
     }
 }
 
@@ -231,17 +311,20 @@ impl Backend for NfsBackend {
     }
 
     fn open(&self, path: &str, how: OpenOptions) -> io::Result<Box<dyn FileHandle>> {
-        // libnfs honours O_NOFOLLOW only where no file is created (NFSv3: for every
-        // component of the path; NFSv4.0: for the last). So a file is first created
-        // exclusively, which never opens what someone planted under its name (a symlink to
-        // their victim, or the victim itself), and an existing one is then opened without
-        // O_CREAT. (libnfs 4.0's NFSv4 OPEN with O_CREAT is always exclusive anyway.)
+        if let Some(tree) = &self.tree {
+            return self.open_by_handle(tree, path, how);
+        }
+        // NFSv4.0, by path: libnfs honours O_NOFOLLOW only where no file is created, and
+        // then for the last name only. So a file is first created exclusively, which never
+        // opens what someone planted under its name (a symlink to their victim, or the
+        // victim itself), and an existing one is then opened without O_CREAT. (libnfs 4.0's
+        // NFSv4 OPEN with O_CREAT is always exclusive anyway.)
         let flags = crate::open_flags(how) | libc::O_NOFOLLOW;
         let path = abs(path);
         let mut ctx = self.shared.take()?;
         if how.create {
             match ctx.open(&path, flags | libc::O_EXCL, FILE_MODE) {
-                Ok(file) => return self.handle(file, &path, flags),
+                Ok(file) => return self.handle(file, &path, flags, None),
                 Err((c, e)) if e.kind() == io::ErrorKind::AlreadyExists => ctx = c,
                 Err((c, e)) => {
                     self.shared.give(c);
@@ -250,7 +333,7 @@ impl Backend for NfsBackend {
             }
         }
         match ctx.open(&path, flags & !libc::O_CREAT, FILE_MODE) {
-            Ok(file) => self.handle(file, &path, flags),
+            Ok(file) => self.handle(file, &path, flags, None),
             Err((ctx, e)) => {
                 self.shared.give(ctx);
                 Err(refused_link(e, &path))
@@ -271,32 +354,47 @@ impl Backend for NfsBackend {
     }
 
     fn truncate(&self, path: &str, len: u64) -> io::Result<()> {
-        self.shared.with(|c| c.truncate(&abs(path), len))
+        self.names(
+            |t, c| t.setattr(c, path, Change::Size(len)),
+            |c| c.truncate(&abs(path), len),
+        )
     }
 
     fn unlink(&self, path: &str) -> io::Result<()> {
-        self.shared.with(|c| c.unlink(&abs(path)))
+        self.names(|t, c| t.remove(c, path, false), |c| c.unlink(&abs(path)))
     }
 
     fn mkdir(&self, path: &str) -> io::Result<()> {
-        self.shared.with(|c| c.mkdir(&abs(path), DIR_MODE))
+        self.names(
+            |t, c| t.mkdir(c, path, DIR_MODE),
+            |c| c.mkdir(&abs(path), DIR_MODE),
+        )
     }
 
     fn rmdir(&self, path: &str) -> io::Result<()> {
-        self.shared.with(|c| c.rmdir(&abs(path)))
+        self.names(|t, c| t.remove(c, path, true), |c| c.rmdir(&abs(path)))
     }
 
     fn rename(&self, from: &str, to: &str) -> io::Result<()> {
-        self.shared.with(|c| c.rename(&abs(from), &abs(to)))
+        self.names(
+            |t, c| t.rename(c, from, to),
+            |c| c.rename(&abs(from), &abs(to)),
+        )
     }
 
     fn link(&self, existing: &str, new: &str) -> io::Result<()> {
-        self.shared.with(|c| c.link(&abs(existing), &abs(new)))
+        self.names(
+            |t, c| t.link(c, existing, new),
+            |c| c.link(&abs(existing), &abs(new)),
+        )
     }
 
     fn symlink(&self, target: &str, link: &str) -> io::Result<()> {
         // The target is stored as given (relative to the link's directory, as with symlink(2)).
-        self.shared.with(|c| c.symlink(target, &abs(link)))
+        self.names(
+            |t, c| t.symlink(c, target, link),
+            |c| c.symlink(target, &abs(link)),
+        )
     }
 
     fn readlink(&self, path: &str) -> io::Result<String> {
@@ -304,7 +402,13 @@ impl Backend for NfsBackend {
     }
 
     fn readdir(&self, path: &str) -> io::Result<Vec<DirEntry>> {
-        let list = self.shared.with(|c| c.readdir(&abs(path)))?;
+        let list = self.names(
+            |t, c| {
+                t.check_made(c, path)?;
+                c.readdir(&abs(path))
+            },
+            |c| c.readdir(&abs(path)),
+        )?;
         Ok(list
             .into_iter()
             .map(|(name, is_dir)| DirEntry { name, is_dir })
@@ -325,7 +429,10 @@ impl Backend for NfsBackend {
     }
 
     fn chmod(&self, path: &str, mode: u32) -> io::Result<()> {
-        self.shared.with(|c| c.chmod(&abs(path), mode & 0o7777))
+        self.names(
+            |t, c| t.setattr(c, path, Change::Mode(mode & 0o7777)),
+            |c| c.chmod(&abs(path), mode & 0o7777),
+        )
     }
 
     fn purge_cache(&self, _path: &str, _how: PurgeRequest) -> io::Result<Purge> {
@@ -339,8 +446,10 @@ impl Backend for NfsBackend {
     }
 
     fn set_times(&self, path: &str, atime_ns: i128, mtime_ns: i128) -> io::Result<()> {
-        self.shared
-            .with(|c| c.utimes(&abs(path), atime_ns, mtime_ns))
+        self.names(
+            |t, c| t.setattr(c, path, Change::Times(atime_ns, mtime_ns)),
+            |c| c.utimes(&abs(path), atime_ns, mtime_ns),
+        )
     }
 }
 

@@ -222,6 +222,7 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
     timed("gluster", gluster_replicates_survives_a_crash_and_heals);
     timed("native", native_clients_check_every_byte_on_every_target);
     timed("swapped", swapped_working_directories_are_never_followed);
+    timed("nfs3-swapped", nfs3_names_go_by_the_handles_the_tool_holds);
     timed("queued", queued_clients_keep_four_requests_in_flight);
     timed("nfs4", nfs4_matrix_through_both_data_paths);
     timed(
@@ -707,6 +708,153 @@ fn swapped_working_directories_are_never_followed() {
             }
         }
     }
+}
+
+/// NFSv3 through libnfs, with the swap made by another NFS client (a swap made on
+/// Ganesha's disk stays hidden behind its cache): the tool's directory renamed away and a
+/// symlink to the other client's directory put in its place, then a directory of theirs.
+/// Both clients are squashed to one user, so the victim is writable by the tool: only
+/// going by handle keeps it.
+fn nfs3_names_go_by_the_handles_the_tool_holds() {
+    // Both clients on a thread in a client's namespace, where the lab's servers are.
+    sharebench_lab::net::in_netns("sblab-pc1", nfs3_swap_by_another_client).unwrap();
+
+    // A run of the tool whose directory the other client swaps for a symlink mid-run.
+    let share = std::path::Path::new(LAB).join("srv/replica1/nfs-sharing");
+    let scratch = shm_dir();
+    let out = scratch.path().join("r");
+    let child = bin()
+        .args(["run", "-i", "write,read", "--file-sizes", "1m"])
+        .args(["--record-sizes", "64k", "--reps", "100"])
+        .args(["--min-sample-time", "0", "--out"])
+        .arg(&out)
+        .arg("lab:nfs3")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let swapped = sharebench_lab::net::in_netns("sblab-pc1", swap_once_marked).unwrap();
+    let o = child.wait_with_output().unwrap();
+    let what = format!("{swapped}: {}", stderr(&o));
+    assert_eq!(o.status.code(), Some(1), "{what}");
+    assert!(stderr(&o).contains("another user has changed"), "{what}");
+    assert_eq!(manifest_outcome(&out), "failed", "{what}");
+    let victim = share.join("victims/f0");
+    assert_eq!(
+        std::fs::read_to_string(victim).unwrap(),
+        "theirs\n",
+        "{what}"
+    );
+    std::fs::remove_file(share.join(&swapped)).unwrap();
+    for d in [format!("{swapped}.moved"), "victims".into()] {
+        std::fs::remove_dir_all(share.join(d)).unwrap();
+    }
+}
+
+/// The other client: a file of theirs, then, once the tool's run has marked its directory,
+/// that directory renamed away and a symlink to theirs put in its place. Its name.
+fn swap_once_marked() -> String {
+    use sharebench_backends::nfs::NfsBackend;
+    use sharebench_core::backend::{write_all, Backend, OpenOptions};
+    let theirs = NfsBackend::new(LAB_NFS3).unwrap();
+    theirs.mkdir("victims").unwrap();
+    let mut f = theirs
+        .open("victims/f0", OpenOptions::create_new())
+        .unwrap();
+    write_all(f.as_mut(), b"theirs\n").unwrap();
+    f.close().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        assert!(Instant::now() < deadline, "no working directory appeared");
+        let names = theirs.readdir("").unwrap();
+        let found = names.iter().map(|e| &e.name).find(|n| {
+            n.starts_with("sharebench-")
+                && n.ends_with("-t0")
+                && theirs.stat(&format!("{n}/.sharebench-workdir")).is_ok()
+        });
+        if let Some(name) = found {
+            theirs.rename(name, &format!("{name}.moved")).unwrap();
+            theirs.symlink("victims", name).unwrap();
+            return name.clone();
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// The outcome a run's manifest gives.
+fn manifest_outcome(out: &std::path::Path) -> String {
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("run.json")).unwrap()).unwrap();
+    m["outcome"].as_str().unwrap_or_default().to_string()
+}
+
+/// lab:nfs3's URL, reached from a client's namespace.
+const LAB_NFS3: &str = "nfs://10.10.0.3/var/tmp/sharebench-lab/srv/replica1/nfs-sharing/?version=3";
+
+fn nfs3_swap_by_another_client() {
+    use sharebench_backends::nfs::NfsBackend;
+    use sharebench_core::backend::{names_tampering, read_full, write_all, Backend, OpenOptions};
+    let ours = NfsBackend::new(LAB_NFS3).unwrap();
+    let theirs = NfsBackend::new(LAB_NFS3).unwrap();
+    let put = |b: &NfsBackend, path: &str, text: &str| {
+        let mut f = b.open(path, OpenOptions::create_new()).unwrap();
+        write_all(f.as_mut(), text.as_bytes()).unwrap();
+        f.close().unwrap();
+    };
+    let text_of = |path: &str| {
+        let mut f = theirs.open(path, OpenOptions::read_only()).unwrap();
+        let mut buf = vec![0u8; 64];
+        let n = read_full(f.as_mut(), &mut buf).unwrap();
+        String::from_utf8_lossy(&buf[..n]).into_owned()
+    };
+    // What the test makes, on the server's disk (also left by a run that failed).
+    let share = std::path::Path::new(LAB).join("srv/replica1/nfs-sharing");
+    let clear = || {
+        for d in ["victims", "sb-t0", "sb-t0.moved"] {
+            let p = share.join(d);
+            if p.is_symlink() {
+                std::fs::remove_file(p).unwrap();
+            } else if p.exists() {
+                std::fs::remove_dir_all(p).unwrap();
+            }
+        }
+    };
+    clear();
+    theirs.mkdir("victims").unwrap();
+    put(&theirs, "victims/f0", "theirs\n");
+    ours.mkdir("sb-t0").unwrap();
+    put(&ours, "sb-t0/f0", "ours\n");
+
+    // A symlink to their directory in place of the tool's.
+    theirs.rename("sb-t0", "sb-t0.moved").unwrap();
+    theirs.symlink("victims", "sb-t0").unwrap();
+    ours.unlink("sb-t0/f0").unwrap();
+    assert_eq!(text_of("victims/f0"), "theirs\n");
+    assert!(
+        theirs.stat("sb-t0.moved/f0").is_err(),
+        "the tool's own f0 is gone"
+    );
+    let e = ours
+        .open("sb-t0/f0", OpenOptions::create_new())
+        .err()
+        .unwrap();
+    assert!(names_tampering(&e.to_string()), "{e}");
+    assert_eq!(text_of("victims/f0"), "theirs\n");
+
+    // A directory of theirs, holding a file of theirs under the tool's name.
+    theirs.unlink("sb-t0").unwrap();
+    theirs.mkdir("sb-t0").unwrap();
+    put(&theirs, "sb-t0/f0", "theirs too\n");
+    for how in [OpenOptions::create_new(), OpenOptions::read_write()] {
+        let e = ours.open("sb-t0/f0", how).err().unwrap();
+        assert!(names_tampering(&e.to_string()), "{how:?}: {e}");
+    }
+    let e = ours.rmdir("sb-t0").err().unwrap();
+    assert!(names_tampering(&e.to_string()), "{e}");
+    assert_eq!(text_of("sb-t0/f0"), "theirs too\n");
+    assert_eq!(text_of("victims/f0"), "theirs\n");
+
+    clear();
 }
 
 /// Four requests in flight on the clients that keep a queue (libnfs, NFSv4.1's data path,

@@ -229,6 +229,11 @@ impl Context {
         Ok(ctx)
     }
 
+    /// The raw context, for the calls by handle (`libnfs_handles`), made on this thread.
+    pub(super) fn raw(&self) -> *mut RawContext {
+        self.raw
+    }
+
     /// The error of a failed call: the kind from the errno, the text from nfs_get_error.
     pub(super) fn error(&self, op: &str, what: &str, rc: c_int) -> io::Error {
         // SAFETY: `raw` is live; nfs_get_error returns null or a NUL-terminated string

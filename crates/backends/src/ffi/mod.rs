@@ -1,7 +1,8 @@
 //! The only code in this crate that needs `unsafe`: thin wrappers, each unsafe block with
 //! its SAFETY argument. `uring` hands io_uring its buffers; `malloc` tunes glibc's
-//! allocator; `libnfs`, `smbclient` and `gfapi` are hand-written declarations of the C
-//! libraries' APIs (no bindgen, no libclang) with safe wrappers on top.
+//! allocator; `libnfs` (with its NFSv3 calls by handle, `libnfs_handles`), `smbclient` and
+//! `gfapi` are hand-written declarations of the C libraries' APIs (no bindgen, no libclang)
+//! with safe wrappers on top.
 
 #[allow(unsafe_code)]
 pub mod fiemap;
@@ -17,6 +18,9 @@ pub mod libnfs;
 #[cfg(feature = "nfs")]
 #[allow(unsafe_code)]
 pub mod libnfs_async;
+#[cfg(feature = "nfs")]
+#[allow(unsafe_code)]
+pub mod libnfs_handles;
 #[allow(unsafe_code)]
 pub mod malloc;
 #[allow(unsafe_code)]
