@@ -575,7 +575,8 @@ async fn write_at(
 
 /// A WRITE request whose data stays where the caller has it: the crate's `WriteRequest`
 /// owns its data, which would be one more copy of every buffer written (MS-SMB2 2.2.21,
-/// packed as `WriteRequest` packs it).
+/// packed as `WriteRequest` packs it). It packs the fixed part; the data goes out as the
+/// message's tail, signed and sent from the caller's buffer (`execute_with_tail`).
 struct BorrowedWrite<'a> {
     offset: u64,
     file_id: FileId,
@@ -604,8 +605,6 @@ impl smb2::pack::Pack for BorrowedWrite<'_> {
         // StructureSize 49 counts one byte of buffer, also for an empty write.
         if self.data.is_empty() {
             cursor.write_u8(0);
-        } else {
-            cursor.write_bytes(self.data);
         }
     }
 }
@@ -616,7 +615,13 @@ async fn send_write(
     req: &BorrowedWrite<'_>,
 ) -> smb2::Result<usize> {
     let frame = conn
-        .execute_with_credits(Command::Write, req, Some(tree_id), charge(req.data.len()))
+        .execute_with_tail(
+            Command::Write,
+            req,
+            req.data,
+            Some(tree_id),
+            charge(req.data.len()),
+        )
         .await?;
     if frame.header.status != NtStatus::SUCCESS {
         return Err(status_error(frame.header.status, Command::Write));
@@ -1170,6 +1175,8 @@ impl Drop for SmbQueue<'_> {
 mod tests {
     use super::*;
 
+    /// The fixed part followed by the data (the tail sent apart) is what the crate's
+    /// `WriteRequest` packs.
     #[test]
     fn a_borrowed_write_packs_as_the_crates_write_request() {
         use smb2::pack::{Pack, WriteCursor};
@@ -1197,6 +1204,7 @@ mod tests {
             };
             let (mut a, mut b) = (WriteCursor::new(), WriteCursor::new());
             ours.pack(&mut a);
+            a.write_bytes(&data);
             theirs.pack(&mut b);
             assert_eq!(a.into_inner(), b.into_inner());
         }
