@@ -171,6 +171,14 @@ impl Fh {
             val: self.0.as_ptr().cast(),
         }
     }
+
+    /// The argument naming `name` in this directory (both must outlive the call).
+    fn entry(&self, name: &CString) -> DirOp {
+        DirOp {
+            dir: self.arg(),
+            name: name.as_ptr(),
+        }
+    }
 }
 
 /// Which part of a reply to keep, by the reply's type.
@@ -359,10 +367,7 @@ fn rpc_error(rpc: *mut RawRpc) -> String {
 /// said it.
 pub fn lookup(ctx: &mut Context, dir: &Fh, name: &str) -> io::Result<(Fh, Option<u32>)> {
     let c = cstr(name)?;
-    let mut a = DirOp {
-        dir: dir.arg(),
-        name: c.as_ptr(),
-    };
+    let mut a = dir.entry(&c);
     // SAFETY: the arguments (and the bytes they point to) outlive the call, which libnfs
     // encodes before it returns.
     let r = call(ctx, "lookup", name, Shape::Lookup, |rpc, p| unsafe {
@@ -394,10 +399,7 @@ fn with_mode(mode: u32) -> Sattr3 {
 pub fn create(ctx: &mut Context, dir: &Fh, name: &str, mode: u32) -> io::Result<Fh> {
     let c = cstr(name)?;
     let mut a = CreateArgs {
-        place: DirOp {
-            dir: dir.arg(),
-            name: c.as_ptr(),
-        },
+        place: dir.entry(&c),
         how: CreateHow {
             mode: GUARDED,
             attributes: with_mode(mode),
@@ -414,10 +416,7 @@ pub fn create(ctx: &mut Context, dir: &Fh, name: &str, mode: u32) -> io::Result<
 pub fn mkdir(ctx: &mut Context, dir: &Fh, name: &str, mode: u32) -> io::Result<Fh> {
     let c = cstr(name)?;
     let mut a = MkdirArgs {
-        place: DirOp {
-            dir: dir.arg(),
-            name: c.as_ptr(),
-        },
+        place: dir.entry(&c),
         attributes: with_mode(mode),
     };
     // SAFETY: as in `lookup`.
@@ -431,10 +430,7 @@ pub fn mkdir(ctx: &mut Context, dir: &Fh, name: &str, mode: u32) -> io::Result<F
 pub fn symlink(ctx: &mut Context, dir: &Fh, name: &str, target: &str) -> io::Result<()> {
     let (c, t) = (cstr(name)?, cstr(target)?);
     let mut a = SymlinkArgs {
-        place: DirOp {
-            dir: dir.arg(),
-            name: c.as_ptr(),
-        },
+        place: dir.entry(&c),
         attributes: Sattr3::default(),
         target: t.as_ptr(),
     };
@@ -448,10 +444,7 @@ pub fn symlink(ctx: &mut Context, dir: &Fh, name: &str, target: &str) -> io::Res
 /// Removes the entry `name` from `dir` (a directory with `is_dir`), whatever it points to.
 pub fn remove(ctx: &mut Context, dir: &Fh, name: &str, is_dir: bool) -> io::Result<()> {
     let c = cstr(name)?;
-    let mut a = DirOp {
-        dir: dir.arg(),
-        name: c.as_ptr(),
-    };
+    let mut a = dir.entry(&c);
     let op = if is_dir { "rmdir" } else { "unlink" };
     // SAFETY: as in `lookup`.
     call(ctx, op, name, Shape::Status, |rpc, p| unsafe {
@@ -472,14 +465,8 @@ pub fn rename(
 ) -> io::Result<()> {
     let (f, t) = (cstr(from)?, cstr(to)?);
     let mut a = RenameArgs {
-        from: DirOp {
-            dir: from_dir.arg(),
-            name: f.as_ptr(),
-        },
-        to: DirOp {
-            dir: to_dir.arg(),
-            name: t.as_ptr(),
-        },
+        from: from_dir.entry(&f),
+        to: to_dir.entry(&t),
     };
     // SAFETY: as in `lookup`.
     call(ctx, "rename", from, Shape::Status, |rpc, p| unsafe {
@@ -493,10 +480,7 @@ pub fn link(ctx: &mut Context, file: &Fh, dir: &Fh, name: &str) -> io::Result<()
     let c = cstr(name)?;
     let mut a = LinkArgs {
         file: file.arg(),
-        link: DirOp {
-            dir: dir.arg(),
-            name: c.as_ptr(),
-        },
+        link: dir.entry(&c),
     };
     // SAFETY: as in `lookup`.
     call(ctx, "link", name, Shape::Status, |rpc, p| unsafe {
