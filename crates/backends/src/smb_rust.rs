@@ -38,6 +38,7 @@ use smb2::types::flags::FileAccessMask;
 use smb2::types::status::NtStatus;
 use smb2::types::{Command, CreditCharge, Dialect, FileId, OplockLevel, TreeId};
 use smb2::{ClientConfig, FileTimes, RenameOptions, SmbClient, Tree};
+use std::collections::HashMap;
 use std::future::Future;
 use std::io;
 use std::ops::Range;
@@ -54,7 +55,9 @@ const CALL_TIMEOUT: Duration = Duration::from_secs(120);
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 /// Idle connections kept for reuse.
 const MAX_IDLE: usize = 16;
-/// FILE_NON_DIRECTORY_FILE, FILE_WRITE_THROUGH and FILE_OPEN_REPARSE_POINT (MS-SMB2 2.2.13).
+/// FILE_DIRECTORY_FILE, FILE_NON_DIRECTORY_FILE, FILE_WRITE_THROUGH and
+/// FILE_OPEN_REPARSE_POINT (MS-SMB2 2.2.13).
+const FILE_DIRECTORY_FILE: u32 = 0x01;
 const FILE_NON_DIRECTORY_FILE: u32 = 0x40;
 const FILE_WRITE_THROUGH: u32 = 0x02;
 const FILE_OPEN_REPARSE_POINT: u32 = 0x0020_0000;
@@ -258,6 +261,9 @@ pub struct SmbRustBackend {
     signing: &'static str,
     /// Where a DFS referral sent the target (`\\server\share\path`), if it did.
     referral: Option<String>,
+    /// The working directories this backend made at the target's root, each held open
+    /// without FILE_SHARE_DELETE until it is removed (see `pin`).
+    pins: Mutex<HashMap<String, SmbRustFile>>,
 }
 
 /// Where a DFS referral sends a path: the server to dial, its share and the path on it.
@@ -376,6 +382,7 @@ impl SmbRustBackend {
             write_max: write_max.clamp(4096, 8 << 20),
             signing,
             referral,
+            pins: Mutex::new(HashMap::new()),
         };
         let root = b.path("");
         let st = c
@@ -666,6 +673,69 @@ fn set_eof(file_id: FileId, len: u64) -> Box<dyn smb2::pack::Pack + Send> {
     })
 }
 
+impl SmbRustBackend {
+    fn pins(&self) -> MutexGuard<'_, HashMap<String, SmbRustFile>> {
+        self.pins.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Holds the directory `path` (just made at the target's root) open without
+    /// FILE_SHARE_DELETE, on a connection of its own, until `rmdir`: a rename or delete of
+    /// it by anyone else (another SMB client, or a local process on a Windows server) then
+    /// fails with a sharing violation, so the working directory cannot be swapped for a
+    /// link or another directory under the run. SMB2 has no open relative to a directory
+    /// handle; this is what the protocol offers instead. A Unix user on a Samba server's
+    /// own disk is not bound by it.
+    fn pin(&self, path: &str) -> io::Result<()> {
+        let p = self.path(path);
+        let mut conn = self.shared.take()?;
+        let req = CreateRequest {
+            requested_oplock_level: OplockLevel::None,
+            impersonation_level: ImpersonationLevel::Impersonation,
+            // FILE_LIST_DIRECTORY (FILE_READ_DATA): an open asking only for attributes is a
+            // stat open, which Windows and Samba leave out of share-mode checks.
+            desired_access: FileAccessMask::new(
+                FileAccessMask::FILE_READ_DATA
+                    | FileAccessMask::FILE_READ_ATTRIBUTES
+                    | FileAccessMask::SYNCHRONIZE,
+            ),
+            file_attributes: 0,
+            share_access: ShareAccess(ShareAccess::FILE_SHARE_READ | ShareAccess::FILE_SHARE_WRITE),
+            create_disposition: CreateDisposition::FileOpen,
+            create_options: FILE_DIRECTORY_FILE | FILE_OPEN_REPARSE_POINT,
+            name: smb2::encode_path(&p),
+            create_contexts: Vec::new(),
+        };
+        let tree_id = conn.tree_id();
+        match conn.run("open", &p, |_, c| Box::pin(open_file(c, tree_id, req))) {
+            Ok((file_id, attributes)) => {
+                let mut pin = SmbRustFile {
+                    conn: Some(conn),
+                    shared: self.shared.clone(),
+                    file_id,
+                    path: p,
+                    pos: 0,
+                    read_max: self.read_max,
+                    write_max: self.write_max,
+                    sync: false,
+                };
+                if attributes & ATTRIBUTE_REPARSE_POINT != 0 {
+                    let _ = pin.close_now();
+                    return Err(tampered(format!(
+                        "smb {}: a symlink where the tool's directory should be, not followed",
+                        pin.path
+                    )));
+                }
+                self.pins().insert(path.to_string(), pin);
+                Ok(())
+            }
+            Err(e) => {
+                self.shared.give(conn);
+                Err(e)
+            }
+        }
+    }
+}
+
 impl Backend for SmbRustBackend {
     /// Opens the sessions `callers` concurrent callers will take (up to the pool's size):
     /// made on demand, a session's NEGOTIATE, NTLM login and tree connect landed in the
@@ -777,10 +847,19 @@ impl Backend for SmbRustBackend {
     fn mkdir(&self, path: &str) -> io::Result<()> {
         self.call("mkdir", path, |tree, mut conn, p| {
             Box::pin(async move { tree.create_directory(&mut conn, &p).await })
-        })
+        })?;
+        if !path.trim_matches('/').contains('/') {
+            self.pin(path)?;
+        }
+        Ok(())
     }
 
     fn rmdir(&self, path: &str) -> io::Result<()> {
+        let pin = self.pins().remove(path);
+        if let Some(mut pin) = pin {
+            // Ours to delete now: the handle would refuse our own delete too.
+            let _ = pin.close_now();
+        }
         self.call("rmdir", path, |tree, mut conn, p| {
             Box::pin(async move { tree.delete_directory(&mut conn, &p).await })
         })

@@ -223,6 +223,10 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
     timed("native", native_clients_check_every_byte_on_every_target);
     timed("swapped", swapped_working_directories_are_never_followed);
     timed("nfs3-swapped", nfs3_names_go_by_the_handles_the_tool_holds);
+    timed(
+        "smb-pinned",
+        another_smb_client_cannot_move_the_working_directory,
+    );
     timed("queued", queued_clients_keep_four_requests_in_flight);
     timed("nfs4", nfs4_matrix_through_both_data_paths);
     timed(
@@ -786,6 +790,51 @@ fn manifest_outcome(out: &std::path::Path) -> String {
     let m: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out.join("run.json")).unwrap()).unwrap();
     m["outcome"].as_str().unwrap_or_default().to_string()
+}
+
+/// The smb2 client holds its working directory open without FILE_SHARE_DELETE, so another
+/// SMB client's rename of it (the first step of a swap) fails with a sharing violation, and
+/// the run goes on and ends in its own directory.
+fn another_smb_client_cannot_move_the_working_directory() {
+    let share = std::path::Path::new(LAB).join("srv/replica1/smb-sharing");
+    let scratch = shm_dir();
+    let out = scratch.path().join("r");
+    let child = bin()
+        .args(["run", "-i", "write,read", "--file-sizes", "1m"])
+        .args(["--record-sizes", "64k", "--reps", "30"])
+        .args(["--min-sample-time", "0", "--out"])
+        .arg(&out)
+        .arg("lab:smb")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let name = loop {
+        assert!(Instant::now() < deadline, "no working directory appeared");
+        let found = std::fs::read_dir(&share).unwrap().find_map(|e| {
+            let n = e.unwrap().file_name().to_string_lossy().into_owned();
+            let marked = share.join(&n).join(".sharebench-workdir").exists();
+            (n.starts_with("sharebench-") && n.ends_with("-t0") && marked).then_some(n)
+        });
+        if let Some(n) = found {
+            break n;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let (_, said) = sh(&format!(
+        "ip netns exec sblab-pc1 smbclient //10.10.0.3/smb-sharing -A {} -m SMB3 -c 'rename {name} {name}.moved'",
+        smb_auth()
+    ));
+    let o = child.wait_with_output().unwrap();
+    assert!(said.contains("NT_STATUS_SHARING_VIOLATION"), "{said}");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(manifest_outcome(&out), "complete");
+    assert!(!share.join(format!("{name}.moved")).exists(), "{said}");
+    assert!(
+        !share.join(&name).exists(),
+        "the run removes its own directory"
+    );
 }
 
 /// lab:nfs3's URL, reached from a client's namespace.
