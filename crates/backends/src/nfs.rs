@@ -221,9 +221,8 @@ impl NfsBackend {
                 }
             }
         }
-        let opened = std::iter::once(h.file.as_ref()).flatten().chain(&h.extra);
         if let Some(fh) = expect {
-            for f in opened {
+            for f in std::iter::once(h.file.as_ref()).flatten().chain(&h.extra) {
                 if handle_of(f) != *fh {
                     return Err(tampered(format!(
                         "nfs {path}: the path names another file than the tool's own, not used"

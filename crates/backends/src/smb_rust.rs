@@ -687,7 +687,6 @@ impl SmbRustBackend {
     /// own disk is not bound by it.
     fn pin(&self, path: &str) -> io::Result<()> {
         let p = self.path(path);
-        let mut conn = self.shared.take()?;
         let req = CreateRequest {
             requested_oplock_level: OplockLevel::None,
             impersonation_level: ImpersonationLevel::Impersonation,
@@ -705,10 +704,26 @@ impl SmbRustBackend {
             name: smb2::encode_path(&p),
             create_contexts: Vec::new(),
         };
+        let (mut pin, attributes) = self.open_as(p, req, false)?;
+        if attributes & ATTRIBUTE_REPARSE_POINT != 0 {
+            let _ = pin.close_now();
+            return Err(tampered(format!(
+                "smb {}: a symlink where the tool's directory should be, not followed",
+                pin.path
+            )));
+        }
+        self.pins().insert(path.to_string(), pin);
+        Ok(())
+    }
+
+    /// Sends the CREATE `req` for `p` on a connection of the pool: the open handle, which
+    /// owns that connection until it is closed, and the attributes the server gave.
+    fn open_as(&self, p: String, req: CreateRequest, sync: bool) -> io::Result<(SmbRustFile, u32)> {
+        let mut conn = self.shared.take()?;
         let tree_id = conn.tree_id();
         match conn.run("open", &p, |_, c| Box::pin(open_file(c, tree_id, req))) {
             Ok((file_id, attributes)) => {
-                let mut pin = SmbRustFile {
+                let file = SmbRustFile {
                     conn: Some(conn),
                     shared: self.shared.clone(),
                     file_id,
@@ -716,17 +731,9 @@ impl SmbRustBackend {
                     pos: 0,
                     read_max: self.read_max,
                     write_max: self.write_max,
-                    sync: false,
+                    sync,
                 };
-                if attributes & ATTRIBUTE_REPARSE_POINT != 0 {
-                    let _ = pin.close_now();
-                    return Err(tampered(format!(
-                        "smb {}: a symlink where the tool's directory should be, not followed",
-                        pin.path
-                    )));
-                }
-                self.pins().insert(path.to_string(), pin);
-                Ok(())
+                Ok((file, attributes))
             }
             Err(e) => {
                 self.shared.give(conn);
@@ -769,35 +776,16 @@ impl Backend for SmbRustBackend {
 
     fn open(&self, path: &str, how: OpenOptions) -> io::Result<Box<dyn FileHandle>> {
         let p = self.path(path);
-        let mut conn = self.shared.take()?;
         let req = create_request(&p, how);
-        let tree_id = conn.tree_id();
-        match conn.run("open", &p, |_, c| Box::pin(open_file(c, tree_id, req))) {
-            Ok((file_id, attributes)) => {
-                let file = Box::new(SmbRustFile {
-                    conn: Some(conn),
-                    shared: self.shared.clone(),
-                    file_id,
-                    path: p,
-                    pos: 0,
-                    read_max: self.read_max,
-                    write_max: self.write_max,
-                    sync: how.sync,
-                });
-                if attributes & (ATTRIBUTE_REPARSE_POINT | ATTRIBUTE_DIRECTORY) != 0 {
-                    let path = file.path.clone();
-                    let _ = (file as Box<dyn FileHandle>).close();
-                    return Err(tampered(format!(
-                        "smb {path}: a symlink or a directory where a file of the tool's should be, not followed"
-                    )));
-                }
-                Ok(file)
-            }
-            Err(e) => {
-                self.shared.give(conn);
-                Err(e)
-            }
+        let (mut file, attributes) = self.open_as(p, req, how.sync)?;
+        if attributes & (ATTRIBUTE_REPARSE_POINT | ATTRIBUTE_DIRECTORY) != 0 {
+            let _ = file.close_now();
+            return Err(tampered(format!(
+                "smb {}: a symlink or a directory where a file of the tool's should be, not followed",
+                file.path
+            )));
         }
+        Ok(Box::new(file))
     }
 
     fn stat(&self, path: &str) -> io::Result<FileStat> {

@@ -660,41 +660,22 @@ fn swapped_working_directories_are_never_followed() {
                 .stderr(Stdio::piped())
                 .spawn()
                 .unwrap();
-            let deadline = Instant::now() + Duration::from_secs(60);
-            let swapped = loop {
-                assert!(
-                    Instant::now() < deadline,
-                    "{target}: no working directory appeared"
-                );
-                let found = std::fs::read_dir(share).unwrap().find_map(|e| {
-                    let e = e.unwrap();
-                    let n = e.file_name().to_string_lossy().into_owned();
-                    (n.starts_with("sharebench-") && n.ends_with("-t0")).then(|| e.path())
-                });
-                // Once the run has marked it as its own (and begun measuring).
-                let found = found.filter(|d| d.join(".sharebench-workdir").exists());
-                if let Some(dir) = found {
-                    // What replaces it is made aside and renamed into place at once.
-                    let staged = share.join("staged");
-                    if dangling {
-                        std::fs::create_dir(&staged).unwrap();
-                        std::os::unix::fs::symlink(&outside, staged.join("f0")).unwrap();
-                    } else {
-                        std::os::unix::fs::symlink(&victims, &staged).unwrap();
-                    }
-                    std::fs::rename(&dir, dir.with_extension("moved")).unwrap();
-                    std::fs::rename(&staged, &dir).unwrap();
-                    break dir;
-                }
-                std::thread::sleep(Duration::from_millis(5));
-            };
+            let swapped = share.join(marked_workdir(share, target));
+            // What replaces it is made aside and renamed into place at once.
+            let staged = share.join("staged");
+            if dangling {
+                std::fs::create_dir(&staged).unwrap();
+                std::os::unix::fs::symlink(&outside, staged.join("f0")).unwrap();
+            } else {
+                std::os::unix::fs::symlink(&victims, &staged).unwrap();
+            }
+            std::fs::rename(&swapped, swapped.with_extension("moved")).unwrap();
+            std::fs::rename(&staged, &swapped).unwrap();
             let o = child.wait_with_output().unwrap();
             let what = format!("{target}, dangling {dangling}: {}", stderr(&o));
             assert_eq!(o.status.code(), Some(1), "{what}");
             assert!(stderr(&o).contains("another user has changed"), "{what}");
-            let manifest: serde_json::Value =
-                serde_json::from_slice(&std::fs::read(out.join("run.json")).unwrap()).unwrap();
-            assert_eq!(manifest["outcome"], "failed", "{what}");
+            assert_eq!(manifest_outcome(&out), "failed", "{what}");
             assert_eq!(
                 std::fs::read_to_string(victims.join("f0")).unwrap(),
                 "theirs\n",
@@ -785,6 +766,27 @@ fn swap_once_marked() -> String {
     }
 }
 
+/// The name of a run's working directory in `share` (on the server's disk), once the run
+/// has marked it as its own and begun measuring; at most a minute.
+fn marked_workdir(share: &std::path::Path, target: &str) -> String {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        assert!(
+            Instant::now() < deadline,
+            "{target}: no working directory appeared"
+        );
+        let found = std::fs::read_dir(share).unwrap().find_map(|e| {
+            let n = e.unwrap().file_name().to_string_lossy().into_owned();
+            let marked = share.join(&n).join(".sharebench-workdir").exists();
+            (n.starts_with("sharebench-") && n.ends_with("-t0") && marked).then_some(n)
+        });
+        if let Some(n) = found {
+            return n;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
 /// The outcome a run's manifest gives.
 fn manifest_outcome(out: &std::path::Path) -> String {
     let m: serde_json::Value =
@@ -809,19 +811,7 @@ fn another_smb_client_cannot_move_the_working_directory() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let name = loop {
-        assert!(Instant::now() < deadline, "no working directory appeared");
-        let found = std::fs::read_dir(&share).unwrap().find_map(|e| {
-            let n = e.unwrap().file_name().to_string_lossy().into_owned();
-            let marked = share.join(&n).join(".sharebench-workdir").exists();
-            (n.starts_with("sharebench-") && n.ends_with("-t0") && marked).then_some(n)
-        });
-        if let Some(n) = found {
-            break n;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
+    let name = marked_workdir(&share, "lab:smb");
     let (_, said) = sh(&format!(
         "ip netns exec sblab-pc1 smbclient //10.10.0.3/smb-sharing -A {} -m SMB3 -c 'rename {name} {name}.moved'",
         smb_auth()
