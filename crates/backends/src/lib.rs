@@ -22,10 +22,10 @@ pub mod mountinfo;
 pub mod netguard;
 #[cfg(feature = "nfs")]
 pub mod nfs;
-#[cfg(feature = "nfs")]
-mod nfs3_tree;
 #[cfg(feature = "nfs41")]
 pub mod nfs41;
+#[cfg(feature = "nfs")]
+mod nfs_tree;
 pub mod nfsurl;
 pub mod null;
 pub mod posix;

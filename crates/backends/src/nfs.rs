@@ -6,15 +6,16 @@
 //! NFSv4 (`version=4`) is NFSv4.0 in libnfs 4.0: reads work; WRITEs larger than
 //! [`V4_MAX_WRITE`] fail to encode in Debian's libnfs 4.0.0 and are refused with a clear
 //! error. NFSv4.1 is not available in libnfs at all: `version=4.1` goes to the nfs-rs
-//! client (`nfs41.rs`) instead. NFSv3's names are made and removed by directory handle
-//! (`nfs3_tree.rs`), so another user's symlink on a shared export is never followed.
+//! client (`nfs41.rs`) instead. Names are made and removed by directory handle
+//! (`nfs_tree.rs`), so another user's symlink on a shared export is never followed.
 //! Not: mmap, locking, a client cache.
 
 use crate::ffi::libnfs::{Context, OpenFile, Stat64};
 use crate::ffi::libnfs_async::NfsQueue;
-use crate::ffi::libnfs_handles::{handle_of, Change, Fh};
+use crate::ffi::libnfs_compound;
+use crate::ffi::libnfs_handles::{handle_of, Change, Fh, NF3DIR};
 use crate::netguard;
-use crate::nfs3_tree::Tree;
+use crate::nfs_tree::{Tree, Wire};
 use crate::nfsurl::{parse, Target, Version};
 use sharebench_core::backend::{
     tampered, Backend, DirEntry, FileHandle, FileStat, FsStat, IoQueue, OpenOptions, Purge,
@@ -98,9 +99,8 @@ pub struct NfsBackend {
     read_max: u64,
     write_max: u64,
     shared: Arc<Shared>,
-    /// NFSv3: names are made and removed by directory handle. `None` for NFSv4.0, whose
-    /// names go by path with O_NOFOLLOW on the last one (libnfs has no NFSv4 calls by handle).
-    tree: Option<Tree>,
+    /// Where names are made and removed, by directory handle.
+    tree: Tree,
 }
 
 impl NfsBackend {
@@ -148,9 +148,16 @@ impl NfsBackend {
             let (c, closed) = root.close();
             closed.map_err(|e| format!("target '{spec}': {e}"))?;
             ctx = c;
-            Some(Tree::new(fh))
+            Tree::new(Wire::V3, fh)
         } else {
-            None
+            // NFSv4.0 opens no directory; the export path's handle comes from the
+            // server's root, one LOOKUP per name, none of them followed.
+            let fh = match libnfs_compound::root(&mut ctx, &t.path) {
+                Ok((fh, Some(NF3DIR))) => fh,
+                Ok(_) => return Err(format!("target '{spec}' is not a directory")),
+                Err(e) => return Err(format!("target '{spec}': {e}")),
+            };
+            Tree::new(Wire::V40, fh)
         };
         shared.give(ctx);
         Ok(NfsBackend {
@@ -235,23 +242,33 @@ impl NfsBackend {
 }
 
 impl NfsBackend {
-    /// NFSv3's open: the file is made or found by its directory's handle (see `Tree`), then
-    /// opened through libnfs by path with O_NOFOLLOW on every name, and used only if that
-    /// open is the same file. O_TRUNC is done on the open file.
-    fn open_by_handle(
-        &self,
-        tree: &Tree,
-        rel: &str,
-        how: OpenOptions,
-    ) -> io::Result<Box<dyn FileHandle>> {
+    /// The open: the file is made or found by its directory's handle (see `Tree`), then
+    /// opened through libnfs by path with O_NOFOLLOW, and used only if that open is the
+    /// same file. O_TRUNC is done on the open file.
+    fn open_by_handle(&self, rel: &str, how: OpenOptions) -> io::Result<Box<dyn FileHandle>> {
         let flags = crate::open_flags(how) | libc::O_NOFOLLOW;
         let plain = flags & !(libc::O_CREAT | libc::O_EXCL | libc::O_TRUNC);
         let path = abs(rel);
+        if how.create && !self.tree.makes_files() {
+            if let Some(made) = self.create_by_path(rel, &path, plain)? {
+                return Ok(made);
+            }
+        }
         let mut ctx = self.shared.take()?;
-        let (fh, made) = match tree.file(&mut ctx, rel, how.create, FILE_MODE) {
+        let create = how.create && self.tree.makes_files();
+        let (fh, made) = match self.tree.file(&mut ctx, rel, create, FILE_MODE) {
             Ok(found) => found,
             Err(e) => {
+                // A name the directories the tool holds do not have, but the path does:
+                // the path leads somewhere else.
+                let elsewhere =
+                    e.kind() == io::ErrorKind::NotFound && ctx.stat(&path, false).is_ok();
                 self.shared.give(ctx);
+                if elsewhere {
+                    return Err(tampered(format!(
+                        "nfs {path}: the path names a file outside the tool's directory, not used"
+                    )));
+                }
                 return Err(e);
             }
         };
@@ -269,16 +286,39 @@ impl NfsBackend {
         Ok(h)
     }
 
-    /// A namespace call: by handle on NFSv3 (`v3`), by the path libnfs resolves on NFSv4.0.
-    fn names<T>(
+    /// NFSv4.0 makes a regular file only by OPEN, whose state libnfs keeps, so the file is
+    /// made by path, exclusively (which never opens anything planted under its name), and
+    /// used only once the directory the tool holds names it (`Tree::adopt`). `None` when
+    /// the name is taken: the caller opens what is there.
+    fn create_by_path(
         &self,
-        v3: impl FnOnce(&Tree, &mut Context) -> io::Result<T>,
-        v4: impl FnOnce(&mut Context) -> io::Result<T>,
-    ) -> io::Result<T> {
-        self.shared.with(|c| match &self.tree {
-            Some(tree) => v3(tree, c),
-            None => v4(c),
-        })
+        rel: &str,
+        path: &str,
+        plain: libc::c_int,
+    ) -> io::Result<Option<Box<dyn FileHandle>>> {
+        let ctx = self.shared.take()?;
+        let file = match ctx.open(path, plain | libc::O_CREAT | libc::O_EXCL, FILE_MODE) {
+            Ok(file) => file,
+            Err((ctx, e)) => {
+                self.shared.give(ctx);
+                return match e.kind() {
+                    io::ErrorKind::AlreadyExists => Ok(None),
+                    _ => Err(refused_link(e, path)),
+                };
+            }
+        };
+        let fh = handle_of(&file);
+        if let Err(e) = self.shared.with(|c| self.tree.adopt(c, rel, &fh)) {
+            let (ctx, _) = file.close();
+            self.shared.give(ctx);
+            return Err(e);
+        }
+        self.handle(file, path, plain, Some(&fh)).map(Some)
+    }
+
+    /// A namespace call, by directory handle, on a connection from the pool.
+    fn names<T>(&self, call: impl FnOnce(&Tree, &mut Context) -> io::Result<T>) -> io::Result<T> {
+        self.shared.with(|c| call(&self.tree, c))
     }
 }
 
@@ -310,34 +350,7 @@ impl Backend for NfsBackend {
     }
 
     fn open(&self, path: &str, how: OpenOptions) -> io::Result<Box<dyn FileHandle>> {
-        if let Some(tree) = &self.tree {
-            return self.open_by_handle(tree, path, how);
-        }
-        // NFSv4.0, by path: libnfs honours O_NOFOLLOW only where no file is created, and
-        // then for the last name only. So a file is first created exclusively, which never
-        // opens what someone planted under its name (a symlink to their victim, or the
-        // victim itself), and an existing one is then opened without O_CREAT. (libnfs 4.0's
-        // NFSv4 OPEN with O_CREAT is always exclusive anyway.)
-        let flags = crate::open_flags(how) | libc::O_NOFOLLOW;
-        let path = abs(path);
-        let mut ctx = self.shared.take()?;
-        if how.create {
-            match ctx.open(&path, flags | libc::O_EXCL, FILE_MODE) {
-                Ok(file) => return self.handle(file, &path, flags, None),
-                Err((c, e)) if e.kind() == io::ErrorKind::AlreadyExists => ctx = c,
-                Err((c, e)) => {
-                    self.shared.give(c);
-                    return Err(refused_link(e, &path));
-                }
-            }
-        }
-        match ctx.open(&path, flags & !libc::O_CREAT, FILE_MODE) {
-            Ok(file) => self.handle(file, &path, flags, None),
-            Err((ctx, e)) => {
-                self.shared.give(ctx);
-                Err(refused_link(e, &path))
-            }
-        }
+        self.open_by_handle(path, how)
     }
 
     fn stat(&self, path: &str) -> io::Result<FileStat> {
@@ -353,47 +366,32 @@ impl Backend for NfsBackend {
     }
 
     fn truncate(&self, path: &str, len: u64) -> io::Result<()> {
-        self.names(
-            |t, c| t.setattr(c, path, Change::Size(len)),
-            |c| c.truncate(&abs(path), len),
-        )
+        self.names(|t, c| t.setattr(c, path, Change::Size(len)))
     }
 
     fn unlink(&self, path: &str) -> io::Result<()> {
-        self.names(|t, c| t.remove(c, path, false), |c| c.unlink(&abs(path)))
+        self.names(|t, c| t.remove(c, path, false))
     }
 
     fn mkdir(&self, path: &str) -> io::Result<()> {
-        self.names(
-            |t, c| t.mkdir(c, path, DIR_MODE),
-            |c| c.mkdir(&abs(path), DIR_MODE),
-        )
+        self.names(|t, c| t.mkdir(c, path, DIR_MODE))
     }
 
     fn rmdir(&self, path: &str) -> io::Result<()> {
-        self.names(|t, c| t.remove(c, path, true), |c| c.rmdir(&abs(path)))
+        self.names(|t, c| t.remove(c, path, true))
     }
 
     fn rename(&self, from: &str, to: &str) -> io::Result<()> {
-        self.names(
-            |t, c| t.rename(c, from, to),
-            |c| c.rename(&abs(from), &abs(to)),
-        )
+        self.names(|t, c| t.rename(c, from, to))
     }
 
     fn link(&self, existing: &str, new: &str) -> io::Result<()> {
-        self.names(
-            |t, c| t.link(c, existing, new),
-            |c| c.link(&abs(existing), &abs(new)),
-        )
+        self.names(|t, c| t.link(c, existing, new))
     }
 
     fn symlink(&self, target: &str, link: &str) -> io::Result<()> {
         // The target is stored as given (relative to the link's directory, as with symlink(2)).
-        self.names(
-            |t, c| t.symlink(c, target, link),
-            |c| c.symlink(target, &abs(link)),
-        )
+        self.names(|t, c| t.symlink(c, target, link))
     }
 
     fn readlink(&self, path: &str) -> io::Result<String> {
@@ -401,13 +399,10 @@ impl Backend for NfsBackend {
     }
 
     fn readdir(&self, path: &str) -> io::Result<Vec<DirEntry>> {
-        let list = self.names(
-            |t, c| {
-                t.check_made(c, path)?;
-                c.readdir(&abs(path))
-            },
-            |c| c.readdir(&abs(path)),
-        )?;
+        let list = self.names(|t, c| {
+            t.check_made(c, path)?;
+            c.readdir(&abs(path))
+        })?;
         Ok(list
             .into_iter()
             .map(|(name, is_dir)| DirEntry { name, is_dir })
@@ -428,10 +423,7 @@ impl Backend for NfsBackend {
     }
 
     fn chmod(&self, path: &str, mode: u32) -> io::Result<()> {
-        self.names(
-            |t, c| t.setattr(c, path, Change::Mode(mode & 0o7777)),
-            |c| c.chmod(&abs(path), mode & 0o7777),
-        )
+        self.names(|t, c| t.setattr(c, path, Change::Mode(mode & 0o7777)))
     }
 
     fn purge_cache(&self, _path: &str, _how: PurgeRequest) -> io::Result<Purge> {
@@ -445,10 +437,7 @@ impl Backend for NfsBackend {
     }
 
     fn set_times(&self, path: &str, atime_ns: i128, mtime_ns: i128) -> io::Result<()> {
-        self.names(
-            |t, c| t.setattr(c, path, Change::Times(atime_ns, mtime_ns)),
-            |c| c.utimes(&abs(path), atime_ns, mtime_ns),
-        )
+        self.names(|t, c| t.setattr(c, path, Change::Times(atime_ns, mtime_ns)))
     }
 }
 

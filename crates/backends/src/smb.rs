@@ -8,8 +8,10 @@
 //! (recorded in `mount_options` as `serialised`). SMB has no pread: positional calls seek
 //! and transfer under that lock. libsmbclient has no flush call, so `fsync` only returns
 //! (every write was acknowledged by the server before it returned); O_SYNC opens ask the
-//! server for write-through. Not: links and symlinks (libsmbclient has no call for them),
-//! mmap, a client cache (libsmbclient keeps none).
+//! server for write-through. The working directory is held open, without
+//! FILE_SHARE_DELETE, through the smb2 client (`pins`), which libsmbclient cannot do.
+//! Not: links and symlinks (libsmbclient has no call for them), mmap, a client cache
+//! (libsmbclient keeps none).
 
 use crate::ffi::smbclient::{Context, File, Options};
 use crate::ffi::timeval;
@@ -46,6 +48,11 @@ pub struct SmbBackend {
     /// `smb://IP:PORT/share[/path]`, without user or password.
     base: String,
     ctx: Arc<Context>,
+    /// The smb2 client, only to hold each working directory open without
+    /// FILE_SHARE_DELETE while the run uses it (libsmbclient can ask for no share mode), so
+    /// another SMB client cannot swap it (`SmbRustBackend::pin`).
+    #[cfg(feature = "smb2")]
+    pins: crate::smb_rust::SmbRustBackend,
 }
 
 impl SmbBackend {
@@ -92,6 +99,9 @@ impl SmbBackend {
             shown: spec.to_string(),
             base,
             ctx: Arc::new(ctx),
+            #[cfg(feature = "smb2")]
+            pins: crate::smb_rust::SmbRustBackend::new(spec)
+                .map_err(|e| format!("{e} (through smb2, which holds the working directory)"))?,
         })
     }
 
@@ -159,10 +169,15 @@ impl Backend for SmbBackend {
     }
 
     fn mkdir(&self, path: &str) -> io::Result<()> {
-        self.ctx.mkdir(&self.url(path), DIR_MODE)
+        self.ctx.mkdir(&self.url(path), DIR_MODE)?;
+        #[cfg(feature = "smb2")]
+        self.pins.hold(path)?;
+        Ok(())
     }
 
     fn rmdir(&self, path: &str) -> io::Result<()> {
+        #[cfg(feature = "smb2")]
+        self.pins.let_go(path);
         self.ctx.rmdir(&self.url(path))
     }
 

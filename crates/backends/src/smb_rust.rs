@@ -716,6 +716,25 @@ impl SmbRustBackend {
         Ok(())
     }
 
+    /// Pins (see `pin`) the directory `path` the tool has just made, if it is at the
+    /// target's root, as working directories are. Also for libsmbclient's directories
+    /// (`crate::smb`), which that library cannot pin itself.
+    pub(crate) fn hold(&self, path: &str) -> io::Result<()> {
+        if path.trim_matches('/').contains('/') {
+            return Ok(());
+        }
+        self.pin(path)
+    }
+
+    /// Closes the pin of `path`, if any, before the tool removes it (the pin would refuse
+    /// the tool's own delete too).
+    pub(crate) fn let_go(&self, path: &str) {
+        let pin = self.pins().remove(path);
+        if let Some(mut pin) = pin {
+            let _ = pin.close_now();
+        }
+    }
+
     /// Sends the CREATE `req` for `p` on a connection of the pool: the open handle, which
     /// owns that connection until it is closed, and the attributes the server gave.
     fn open_as(&self, p: String, req: CreateRequest, sync: bool) -> io::Result<(SmbRustFile, u32)> {
@@ -836,18 +855,11 @@ impl Backend for SmbRustBackend {
         self.call("mkdir", path, |tree, mut conn, p| {
             Box::pin(async move { tree.create_directory(&mut conn, &p).await })
         })?;
-        if !path.trim_matches('/').contains('/') {
-            self.pin(path)?;
-        }
-        Ok(())
+        self.hold(path)
     }
 
     fn rmdir(&self, path: &str) -> io::Result<()> {
-        let pin = self.pins().remove(path);
-        if let Some(mut pin) = pin {
-            // Ours to delete now: the handle would refuse our own delete too.
-            let _ = pin.close_now();
-        }
+        self.let_go(path);
         self.call("rmdir", path, |tree, mut conn, p| {
             Box::pin(async move { tree.delete_directory(&mut conn, &p).await })
         })

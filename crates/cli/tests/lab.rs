@@ -222,7 +222,7 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
     timed("gluster", gluster_replicates_survives_a_crash_and_heals);
     timed("native", native_clients_check_every_byte_on_every_target);
     timed("swapped", swapped_working_directories_are_never_followed);
-    timed("nfs3-swapped", nfs3_names_go_by_the_handles_the_tool_holds);
+    timed("nfs-swapped", nfs_names_go_by_the_handles_the_tool_holds);
     timed(
         "smb-pinned",
         another_smb_client_cannot_move_the_working_directory,
@@ -695,32 +695,41 @@ fn swapped_working_directories_are_never_followed() {
     }
 }
 
-/// NFSv3 through libnfs, with the swap made by another NFS client (a swap made on
-/// Ganesha's disk stays hidden behind its cache): the tool's directory renamed away and a
+/// NFSv3 and NFSv4.0 through libnfs, with the swap made by another NFS client (a swap made
+/// on Ganesha's disk stays hidden behind its cache): the tool's directory renamed away and a
 /// symlink to the other client's directory put in its place, then a directory of theirs.
 /// Both clients are squashed to one user, so the victim is writable by the tool: only
 /// going by handle keeps it.
-fn nfs3_names_go_by_the_handles_the_tool_holds() {
-    // Both clients on a thread in a client's namespace, where the lab's servers are.
-    sharebench_lab::net::in_netns("sblab-pc1", nfs3_swap_by_another_client).unwrap();
+fn nfs_names_go_by_the_handles_the_tool_holds() {
+    // NFSv4.0's writes are at most 3 KiB in libnfs 4.0.
+    for (url, target, file, record) in [
+        (LAB_NFS3, "lab:nfs3", "1m", "64k"),
+        (LAB_NFS40, "lab:nfs4?version=4", "256k", "2k"),
+    ] {
+        // Both clients on a thread in a client's namespace, where the lab's servers are.
+        sharebench_lab::net::in_netns("sblab-pc1", || nfs_swap_by_another_client(url)).unwrap();
+        a_run_swapped_by_another_client(url, target, file, record);
+    }
+}
 
-    // A run of the tool whose directory the other client swaps for a symlink mid-run.
+/// A run of the tool whose directory the other client swaps for a symlink mid-run.
+fn a_run_swapped_by_another_client(url: &str, target: &str, file: &str, record: &str) {
     let share = std::path::Path::new(LAB).join("srv/replica1/nfs-sharing");
     let scratch = shm_dir();
     let out = scratch.path().join("r");
     let child = bin()
-        .args(["run", "-i", "write,read", "--file-sizes", "1m"])
-        .args(["--record-sizes", "64k", "--reps", "100"])
+        .args(["run", "-i", "write,read", "--file-sizes", file])
+        .args(["--record-sizes", record, "--reps", "100"])
         .args(["--min-sample-time", "0", "--out"])
         .arg(&out)
-        .arg("lab:nfs3")
+        .arg(target)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let swapped = sharebench_lab::net::in_netns("sblab-pc1", swap_once_marked).unwrap();
+    let swapped = sharebench_lab::net::in_netns("sblab-pc1", || swap_once_marked(url)).unwrap();
     let o = child.wait_with_output().unwrap();
-    let what = format!("{swapped}: {}", stderr(&o));
+    let what = format!("{target}, {swapped}: {}", stderr(&o));
     assert_eq!(o.status.code(), Some(1), "{what}");
     assert!(stderr(&o).contains("another user has changed"), "{what}");
     assert_eq!(manifest_outcome(&out), "failed", "{what}");
@@ -738,10 +747,10 @@ fn nfs3_names_go_by_the_handles_the_tool_holds() {
 
 /// The other client: a file of theirs, then, once the tool's run has marked its directory,
 /// that directory renamed away and a symlink to theirs put in its place. Its name.
-fn swap_once_marked() -> String {
+fn swap_once_marked(url: &str) -> String {
     use sharebench_backends::nfs::NfsBackend;
     use sharebench_core::backend::{write_all, Backend, OpenOptions};
-    let theirs = NfsBackend::new(LAB_NFS3).unwrap();
+    let theirs = NfsBackend::new(url).unwrap();
     theirs.mkdir("victims").unwrap();
     let mut f = theirs
         .open("victims/f0", OpenOptions::create_new())
@@ -794,10 +803,17 @@ fn manifest_outcome(out: &std::path::Path) -> String {
     m["outcome"].as_str().unwrap_or_default().to_string()
 }
 
-/// The smb2 client holds its working directory open without FILE_SHARE_DELETE, so another
+/// Both SMB clients hold their working directory open without FILE_SHARE_DELETE (the
+/// smb2 client itself, libsmbclient through a connection of the smb2 client), so another
 /// SMB client's rename of it (the first step of a swap) fails with a sharing violation, and
 /// the run goes on and ends in its own directory.
 fn another_smb_client_cannot_move_the_working_directory() {
+    for target in ["lab:smb", "lab:smb?client=libsmbclient"] {
+        another_smb_client_cannot_move(target);
+    }
+}
+
+fn another_smb_client_cannot_move(target: &str) {
     let share = std::path::Path::new(LAB).join("srv/replica1/smb-sharing");
     let scratch = shm_dir();
     let out = scratch.path().join("r");
@@ -806,12 +822,12 @@ fn another_smb_client_cannot_move_the_working_directory() {
         .args(["--record-sizes", "64k", "--reps", "30"])
         .args(["--min-sample-time", "0", "--out"])
         .arg(&out)
-        .arg("lab:smb")
+        .arg(target)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let name = marked_workdir(&share, "lab:smb");
+    let name = marked_workdir(&share, target);
     let (_, said) = sh(&format!(
         "ip netns exec sblab-pc1 smbclient //10.10.0.3/smb-sharing -A {} -m SMB3 -c 'rename {name} {name}.moved'",
         smb_auth()
@@ -829,12 +845,14 @@ fn another_smb_client_cannot_move_the_working_directory() {
 
 /// lab:nfs3's URL, reached from a client's namespace.
 const LAB_NFS3: &str = "nfs://10.10.0.3/var/tmp/sharebench-lab/srv/replica1/nfs-sharing/?version=3";
+/// The same export through NFSv4.0 (its pseudo path).
+const LAB_NFS40: &str = "nfs://10.10.0.3/nfs-sharing/?version=4";
 
-fn nfs3_swap_by_another_client() {
+fn nfs_swap_by_another_client(url: &str) {
     use sharebench_backends::nfs::NfsBackend;
     use sharebench_core::backend::{names_tampering, read_full, write_all, Backend, OpenOptions};
-    let ours = NfsBackend::new(LAB_NFS3).unwrap();
-    let theirs = NfsBackend::new(LAB_NFS3).unwrap();
+    let ours = NfsBackend::new(url).unwrap();
+    let theirs = NfsBackend::new(url).unwrap();
     let put = |b: &NfsBackend, path: &str, text: &str| {
         let mut f = b.open(path, OpenOptions::create_new()).unwrap();
         write_all(f.as_mut(), text.as_bytes()).unwrap();

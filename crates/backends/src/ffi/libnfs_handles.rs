@@ -14,21 +14,33 @@ use std::io;
 use std::time::{Duration, Instant};
 
 #[repr(C)]
-struct RawRpc {
+pub(super) struct RawRpc {
     _opaque: [u8; 0],
 }
 
-/// `nfs_fh3`: a handle's length and bytes.
+/// XDR's variable-length opaque as libnfs holds it, a length and a pointer: `nfs_fh3`,
+/// and NFSv4's `nfs_fh4`, `utf8string` and `attrlist4`.
+#[derive(Clone, Copy)]
 #[repr(C)]
-struct Fh3 {
+pub(super) struct Bytes {
     len: u32,
     val: *const c_char,
+}
+
+impl Bytes {
+    /// The argument naming `b`, which must outlive the call.
+    pub(super) fn of(b: &[u8]) -> Bytes {
+        Bytes {
+            len: b.len() as u32,
+            val: b.as_ptr().cast(),
+        }
+    }
 }
 
 /// `diropargs3`: a name in a directory.
 #[repr(C)]
 struct DirOp {
-    dir: Fh3,
+    dir: Bytes,
     name: *const c_char,
 }
 
@@ -85,14 +97,14 @@ struct RenameArgs {
 
 #[repr(C)]
 struct LinkArgs {
-    file: Fh3,
+    file: Bytes,
     link: DirOp,
 }
 
 /// `SETATTR3args` with no guard.
 #[repr(C)]
 struct SetattrArgs {
-    object: Fh3,
+    object: Bytes,
     attributes: Sattr3,
     guard: [u32; 3],
 }
@@ -111,7 +123,7 @@ pub const NF3REG: u32 = 1;
 pub const NF3DIR: u32 = 2;
 pub const NF3LNK: u32 = 5;
 
-type RpcCb = unsafe extern "C" fn(*mut RawRpc, c_int, *mut c_void, *mut c_void);
+pub(super) type RpcCb = unsafe extern "C" fn(*mut RawRpc, c_int, *mut c_void, *mut c_void);
 
 extern "C" {
     fn nfs_get_rpc_context(nfs: *mut RawContext) -> *mut RawRpc;
@@ -165,17 +177,14 @@ const STALL: Duration = Duration::from_secs(90);
 pub struct Fh(Vec<u8>);
 
 impl Fh {
-    fn arg(&self) -> Fh3 {
-        Fh3 {
-            len: self.0.len() as u32,
-            val: self.0.as_ptr().cast(),
-        }
+    pub(super) fn bytes(&self) -> Bytes {
+        Bytes::of(&self.0)
     }
 
     /// The argument naming `name` in this directory (both must outlive the call).
     fn entry(&self, name: &CString) -> DirOp {
         DirOp {
-            dir: self.arg(),
+            dir: self.bytes(),
             name: name.as_ptr(),
         }
     }
@@ -183,26 +192,29 @@ impl Fh {
 
 /// Which part of a reply to keep, by the reply's type.
 #[derive(Clone, Copy)]
-enum Shape {
+pub(super) enum Shape {
     /// Only the status (REMOVE3, RMDIR3, RENAME3, LINK3, SETATTR3).
     Status,
     /// LOOKUP3res: the handle at 8, the type at 32 when attributes follow (flag at 24).
     Lookup,
     /// CREATE3res, MKDIR3res, SYMLINK3res: a post_op_fh3 at 8, its handle at 16.
     Made,
+    /// NFSv4's COMPOUND4res: the results (`nfs_resop4`, 160 bytes each, the result's status
+    /// at 8) from 32, their count at 24; a GETFH's handle at 16, a GETATTR's `fattr4` at 16.
+    Compound,
 }
 
 /// What a call's callback leaves for the waiting thread.
-struct Reply {
+pub(super) struct Reply {
     shape: Shape,
     done: bool,
     /// RPC_STATUS_* of the call.
     rpc: c_int,
     /// nfsstat3 of the reply.
     nfs: u32,
-    fh: Option<Fh>,
-    /// ftype3, when the reply carried attributes.
-    kind: Option<u32>,
+    pub(super) fh: Option<Fh>,
+    /// ftype3 (or NFSv4's nfs_ftype4, the same numbers), when the reply carried it.
+    pub(super) kind: Option<u32>,
 }
 
 /// Copies a `nfs_fh3` the reply owns.
@@ -212,17 +224,36 @@ struct Reply {
 unsafe fn copy_fh(p: *const u8) -> Fh {
     // SAFETY: the caller's promise; the bytes are copied before the reply is freed.
     unsafe {
-        let fh = &*(p as *const Fh3);
-        Fh(std::slice::from_raw_parts(fh.val.cast::<u8>(), fh.len as usize).to_vec())
+        let fh = &*(p as *const Bytes);
+        Fh(held(fh.val.cast::<u8>(), fh.len).to_vec())
     }
 }
 
-unsafe extern "C" fn on_reply(_rpc: *mut RawRpc, status: c_int, data: *mut c_void, p: *mut c_void) {
+/// The `len` items a reply holds at `p` (none when `p` is null).
+///
+/// # Safety
+/// A non-null `p` points to `len` initialised items that outlive the slice's use.
+unsafe fn held<'a, T>(p: *const T, len: u32) -> &'a [T] {
+    if p.is_null() || len == 0 {
+        return &[];
+    }
+    // SAFETY: the caller's promise, for a non-null pointer.
+    unsafe { std::slice::from_raw_parts(p, len as usize) }
+}
+
+pub(super) unsafe extern "C" fn on_reply(
+    _rpc: *mut RawRpc,
+    status: c_int,
+    data: *mut c_void,
+    p: *mut c_void,
+) {
     // SAFETY: `p` is the `Reply` that `call` boxed and keeps alive (leaking it if it stops
     // waiting), and callbacks run inside rpc_service on the thread that waits, so nothing
     // else touches it meanwhile. On RPC_STATUS_SUCCESS `data` is the reply struct of the
-    // call's type, laid out as `Shape` says (offsets from libnfs-raw-nfs.h on LP64), alive
-    // for the length of the callback.
+    // call's type, laid out as `Shape` says (offsets from libnfs-raw-nfs.h and
+    // libnfs-raw-nfs4.h on LP64, checked by the layout tests), alive for the length of the
+    // callback; a COMPOUND4res's array holds as many results as its count says, and only
+    // results whose status is 0 carry a handle or attributes.
     unsafe {
         let r = &mut *(p as *mut Reply);
         r.done = true;
@@ -248,13 +279,40 @@ unsafe extern "C" fn on_reply(_rpc: *mut RawRpc, status: c_int, data: *mut c_voi
                     r.fh = Some(copy_fh(base.add(16)));
                 }
             }
+            Shape::Compound => {
+                let n = *(base.add(24) as *const u32) as usize;
+                let results = *(base.add(32) as *const *const u8);
+                for i in 0..n {
+                    let res = results.add(i * 160);
+                    if *(res.add(8) as *const u32) != 0 {
+                        continue;
+                    }
+                    match *(res as *const u32) {
+                        super::libnfs_compound::OP_GETFH => r.fh = Some(copy_fh(res.add(16))),
+                        super::libnfs_compound::OP_GETATTR => {
+                            let mask = &*(res.add(16) as *const Bytes);
+                            let vals = &*(res.add(32) as *const Bytes);
+                            let words = held(mask.val.cast::<u32>(), mask.len);
+                            let vals = held(vals.val.cast::<u8>(), vals.len);
+                            r.kind = super::libnfs_compound::type_of(words, vals);
+                        }
+                        _ => {}
+                    }
+                }
+            }
         }
     }
 }
 
-/// nfsstat3 as an errno (most NFSv3 codes are the Linux errno of the same number).
+/// nfsstat3 or nfsstat4 as an errno (most of their codes are the Linux errno of the same
+/// number). NFS4ERR_SAME and NFS4ERR_NOT_SAME come only from the type check of an unlink
+/// (a directory) and of an rmdir (not a directory).
 fn errno_of(status: u32) -> c_int {
     match status {
+        10009 => libc::EISDIR,
+        10014 => libc::ESTALE,
+        10027 => libc::ENOTDIR,
+        10029 => libc::ELOOP,
         63 => libc::ENAMETOOLONG,
         66 => libc::ENOTEMPTY,
         69 => libc::EDQUOT,
@@ -267,7 +325,7 @@ fn errno_of(status: u32) -> c_int {
     }
 }
 
-fn cstr(s: &str) -> io::Result<CString> {
+pub(super) fn cstr(s: &str) -> io::Result<CString> {
     CString::new(s).map_err(|_| {
         io::Error::new(
             io::ErrorKind::InvalidInput,
@@ -278,7 +336,7 @@ fn cstr(s: &str) -> io::Result<CString> {
 
 /// Sends one call with `send` (which queues it with `on_reply` and the reply's address)
 /// and runs the context's event loop until it is answered.
-fn call(
+pub(super) fn call(
     ctx: &mut Context,
     op: &str,
     what: &str,
@@ -479,7 +537,7 @@ pub fn rename(
 pub fn link(ctx: &mut Context, file: &Fh, dir: &Fh, name: &str) -> io::Result<()> {
     let c = cstr(name)?;
     let mut a = LinkArgs {
-        file: file.arg(),
+        file: file.bytes(),
         link: dir.entry(&c),
     };
     // SAFETY: as in `lookup`.
@@ -514,7 +572,7 @@ pub fn setattr(ctx: &mut Context, fh: &Fh, change: Change) -> io::Result<()> {
         }
     }
     let mut a = SetattrArgs {
-        object: fh.arg(),
+        object: fh.bytes(),
         attributes,
         guard: [0; 3],
     };
@@ -543,7 +601,7 @@ mod tests {
     /// The sizes and offsets of libnfs-raw-nfs.h on x86-64 (gcc's offsetof of the C structs).
     #[test]
     fn structs_are_laid_out_as_in_c() {
-        assert_eq!(size_of::<Fh3>(), 16);
+        assert_eq!(size_of::<Bytes>(), 16);
         assert_eq!(size_of::<DirOp>(), 24);
         assert_eq!(size_of::<Sattr3>(), 64);
         assert_eq!(offset_of!(Sattr3, set_size), 24);

@@ -1,8 +1,8 @@
 //! The only code in this crate that needs `unsafe`: thin wrappers, each unsafe block with
 //! its SAFETY argument. `uring` hands io_uring its buffers; `malloc` tunes glibc's
-//! allocator; `libnfs` (with its NFSv3 calls by handle, `libnfs_handles`), `smbclient` and
-//! `gfapi` are hand-written declarations of the C libraries' APIs (no bindgen, no libclang)
-//! with safe wrappers on top.
+//! allocator; `libnfs` (with its calls by handle: NFSv3's in `libnfs_handles`, NFSv4.0's
+//! COMPOUNDs in `libnfs_compound`), `smbclient` and `gfapi` are hand-written declarations of
+//! the C libraries' APIs (no bindgen, no libclang) with safe wrappers on top.
 
 #[allow(unsafe_code)]
 pub mod fiemap;
@@ -18,6 +18,9 @@ pub mod libnfs;
 #[cfg(feature = "nfs")]
 #[allow(unsafe_code)]
 pub mod libnfs_async;
+#[cfg(feature = "nfs")]
+#[allow(unsafe_code)]
+pub mod libnfs_compound;
 #[cfg(feature = "nfs")]
 #[allow(unsafe_code)]
 pub mod libnfs_handles;

@@ -1,21 +1,84 @@
-//! Where an NFSv3 target's names are made, changed and removed: always by the handle of the
-//! directory that holds them, never by a path the server or libnfs would resolve. The
-//! target's own directory is looked up once; a directory or file the tool makes is kept by
-//! the handle MKDIR3 or CREATE3 returned, so a name swapped in its place later (a symlink,
-//! or someone else's directory) is never used; any other directory on a path is looked up
-//! one name at a time, and a symlink or anything but a directory there is refused as
-//! tampering.
-//! Not here: file I/O, which goes through libnfs's open files (`nfs.rs`); NFSv4.0, which
-//! libnfs offers no calls by handle for.
+//! Where an NFSv3 or NFSv4.0 target's names are made, changed and removed: always by the
+//! handle of the directory that holds them, never by a path the server or libnfs would
+//! resolve. The target's own directory is looked up once; a directory or file the tool makes
+//! is kept by the handle its creation returned, so a name swapped in its place later (a
+//! symlink, or someone else's directory) is never used; any other directory on a path is
+//! looked up one name at a time, and a symlink or anything but a directory there is refused
+//! as tampering.
+//! Not here: file I/O, which goes through libnfs's open files (`nfs.rs`); the calls
+//! themselves (`ffi::libnfs_handles` for NFSv3, `ffi::libnfs_compound` for NFSv4.0).
 
 use crate::ffi::libnfs::Context;
+use crate::ffi::libnfs_compound as h4;
 use crate::ffi::libnfs_handles::{self as h, Change, Fh, NF3DIR, NF3LNK, NF3REG};
 use sharebench_core::backend::tampered;
 use std::collections::HashMap;
 use std::io;
 use std::sync::Mutex;
 
+/// Which protocol's calls by handle a tree makes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Wire {
+    /// NFSv3's own calls, CREATE3 (guarded) included.
+    V3,
+    /// NFSv4.0's COMPOUNDs; regular files are made by the opener (`Tree::adopt`), since
+    /// NFSv4.0 makes them only by OPEN.
+    V40,
+}
+
+impl Wire {
+    fn lookup(self, ctx: &mut Context, dir: &Fh, name: &str) -> io::Result<(Fh, Option<u32>)> {
+        match self {
+            Wire::V3 => h::lookup(ctx, dir, name),
+            Wire::V40 => h4::lookup(ctx, dir, name),
+        }
+    }
+
+    fn mkdir(self, ctx: &mut Context, dir: &Fh, name: &str, mode: u32) -> io::Result<Fh> {
+        match self {
+            Wire::V3 => h::mkdir(ctx, dir, name, mode),
+            Wire::V40 => h4::mkdir(ctx, dir, name, mode),
+        }
+    }
+
+    fn remove(self, ctx: &mut Context, dir: &Fh, name: &str, is_dir: bool) -> io::Result<()> {
+        match self {
+            Wire::V3 => h::remove(ctx, dir, name, is_dir),
+            Wire::V40 => h4::remove(ctx, dir, name, is_dir),
+        }
+    }
+
+    fn rename(self, ctx: &mut Context, from: (&Fh, &str), to: (&Fh, &str)) -> io::Result<()> {
+        match self {
+            Wire::V3 => h::rename(ctx, from, to),
+            Wire::V40 => h4::rename(ctx, from, to),
+        }
+    }
+
+    fn link(self, ctx: &mut Context, file: &Fh, dir: &Fh, name: &str) -> io::Result<()> {
+        match self {
+            Wire::V3 => h::link(ctx, file, dir, name),
+            Wire::V40 => h4::link(ctx, file, dir, name),
+        }
+    }
+
+    fn symlink(self, ctx: &mut Context, dir: &Fh, name: &str, target: &str) -> io::Result<()> {
+        match self {
+            Wire::V3 => h::symlink(ctx, dir, name, target),
+            Wire::V40 => h4::symlink(ctx, dir, name, target),
+        }
+    }
+
+    fn setattr(self, ctx: &mut Context, fh: &Fh, change: Change) -> io::Result<()> {
+        match self {
+            Wire::V3 => h::setattr(ctx, fh, change),
+            Wire::V40 => h4::setattr(ctx, fh, change),
+        }
+    }
+}
+
 pub struct Tree {
+    wire: Wire,
     /// The target's directory (the export path the user named, mounted as libnfs's root).
     root: Fh,
     /// What the tool made and has not removed, by its path under the root.
@@ -55,8 +118,9 @@ fn refused(rel: &str, what: &str) -> io::Error {
 
 impl Tree {
     /// The tree under the mounted root, whose handle is `root`.
-    pub fn new(root: Fh) -> Tree {
+    pub fn new(wire: Wire, root: Fh) -> Tree {
         Tree {
+            wire,
             root,
             made: Mutex::new(HashMap::new()),
         }
@@ -110,7 +174,7 @@ impl Tree {
                 .expect("the root is always found")
         };
         for name in &dirs[from..] {
-            let (next, kind) = h::lookup(ctx, &dir, name)?;
+            let (next, kind) = self.wire.lookup(ctx, &dir, name)?;
             match kind {
                 Some(NF3DIR) => dir = next,
                 Some(NF3LNK) => return Err(refused(rel, &format!("{name} is a symlink"))),
@@ -123,7 +187,7 @@ impl Tree {
     /// The object `rel` names, itself (a symlink is refused), and its type.
     fn object(&self, ctx: &mut Context, rel: &str) -> io::Result<(Fh, u32)> {
         let (dir, name) = self.parent(ctx, rel)?;
-        let (fh, kind) = h::lookup(ctx, &dir, &name)?;
+        let (fh, kind) = self.wire.lookup(ctx, &dir, &name)?;
         match kind {
             Some(NF3LNK) => Err(refused(rel, "a symlink")),
             Some(k) => Ok((fh, k)),
@@ -136,6 +200,7 @@ impl Tree {
     /// The regular file `rel`: made (GUARDED, so nothing already there is ever taken) when
     /// `create` and the name is free, else the existing one (the tool's own without a
     /// lookup: its opener checks the name still leads to it). Says whether it was made.
+    /// On NFSv4.0 nothing is made here: the opener makes the file and `adopt`s it.
     pub fn file(
         &self,
         ctx: &mut Context,
@@ -143,7 +208,7 @@ impl Tree {
         create: bool,
         mode: u32,
     ) -> io::Result<(Fh, bool)> {
-        if create {
+        if create && self.wire == Wire::V3 {
             let (dir, name) = self.parent(ctx, rel)?;
             match h::create(ctx, &dir, &name, mode) {
                 Ok(fh) => {
@@ -167,9 +232,27 @@ impl Tree {
         }
     }
 
+    /// Whether regular files are made by `file` (NFSv3), else by the opener and `adopt`ed.
+    pub fn makes_files(&self) -> bool {
+        self.wire == Wire::V3
+    }
+
+    /// Keeps the file `fh`, which the opener has just made at `rel` by path, as the tool's
+    /// own, once the directory the tool holds names it there: else the path led elsewhere
+    /// (someone changed a directory on it) and the new, empty file is left where it is.
+    pub fn adopt(&self, ctx: &mut Context, rel: &str, fh: &Fh) -> io::Result<()> {
+        let (dir, name) = self.parent(ctx, rel)?;
+        match self.wire.lookup(ctx, &dir, &name) {
+            Ok((found, _)) if found == *fh => self.note(rel, fh, false),
+            Ok(_) | Err(_) => Err(tampered(format!(
+                "nfs {rel}: the file made by this path is not in the tool's directory, not used"
+            ))),
+        }
+    }
+
     pub fn mkdir(&self, ctx: &mut Context, rel: &str, mode: u32) -> io::Result<()> {
         let (dir, name) = self.parent(ctx, rel)?;
-        let fh = h::mkdir(ctx, &dir, &name, mode)?;
+        let fh = self.wire.mkdir(ctx, &dir, &name, mode)?;
         self.note(rel, &fh, true)
     }
 
@@ -180,7 +263,7 @@ impl Tree {
         if is_dir {
             self.check_made(ctx, rel)?;
         }
-        h::remove(ctx, &dir, &name, is_dir)?;
+        self.wire.remove(ctx, &dir, &name, is_dir)?;
         self.forget(rel)
     }
 
@@ -191,7 +274,7 @@ impl Tree {
             return Ok(());
         };
         let (dir, name) = self.parent(ctx, rel)?;
-        if h::lookup(ctx, &dir, &name)?.0 != ours {
+        if self.wire.lookup(ctx, &dir, &name)?.0 != ours {
             return Err(tampered(format!(
                 "nfs {rel}: no longer the directory the tool made, left as it is"
             )));
@@ -211,7 +294,8 @@ impl Tree {
     pub fn rename(&self, ctx: &mut Context, from: &str, to: &str) -> io::Result<()> {
         let (from_dir, from_name) = self.parent(ctx, from)?;
         let (to_dir, to_name) = self.parent(ctx, to)?;
-        h::rename(ctx, (&from_dir, &from_name), (&to_dir, &to_name))?;
+        self.wire
+            .rename(ctx, (&from_dir, &from_name), (&to_dir, &to_name))?;
         // What moved is looked up again at its new name when next used.
         self.forget(from)
     }
@@ -219,18 +303,18 @@ impl Tree {
     pub fn link(&self, ctx: &mut Context, existing: &str, new: &str) -> io::Result<()> {
         let file = self.own_or_found(ctx, existing)?;
         let (dir, name) = self.parent(ctx, new)?;
-        h::link(ctx, &file, &dir, &name)
+        self.wire.link(ctx, &file, &dir, &name)
     }
 
     pub fn symlink(&self, ctx: &mut Context, target: &str, link: &str) -> io::Result<()> {
         let (dir, name) = self.parent(ctx, link)?;
-        h::symlink(ctx, &dir, &name, target)
+        self.wire.symlink(ctx, &dir, &name, target)
     }
 
     /// Changes an attribute of `rel` itself (a symlink is refused).
     pub fn setattr(&self, ctx: &mut Context, rel: &str, change: Change) -> io::Result<()> {
         let fh = self.own_or_found(ctx, rel)?;
-        h::setattr(ctx, &fh, change)
+        self.wire.setattr(ctx, &fh, change)
     }
 
     /// The file or directory the tool made at `rel`, else what `rel` names (not a symlink).
