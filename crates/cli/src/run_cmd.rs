@@ -660,8 +660,26 @@ fn reps_of(a: &RunArgs) -> (u32, Option<AutoReps>) {
     }
 }
 
+impl RunArgs {
+    /// Every option at its default and no target: for a front end that sets the options
+    /// it has itself (`iozone`) and hands them to `build_plan`.
+    pub fn defaults() -> RunArgs {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Line {
+            #[command(flatten)]
+            args: RunArgs,
+        }
+        let line = Line::try_parse_from(["run", "null://"]).expect("run's defaults parse");
+        RunArgs {
+            targets: Vec::new(),
+            ..line.args
+        }
+    }
+}
+
 /// Builds the plan the options describe: the one place run arguments become a plan, for
-/// `run` and for every study step's run line.
+/// `run`, every study step's run line and the `iozone` front end.
 pub fn build_plan(a: &RunArgs) -> CliResult<Plan> {
     let (reps, auto_reps) = reps_of(a);
     check_workload_options(a)?;

@@ -4,8 +4,9 @@
 
 use super::args::{Options, MAX_RECORD};
 use crate::error::{CliError, CliResult};
+use crate::run_cmd::{build_plan, CacheArg, OpList, Reps, RunArgs};
 use sharebench_core::op::Op;
-use sharebench_core::plan::{CachePolicy, Cell, Plan, Timing};
+use sharebench_core::plan::{Cell, Plan};
 
 /// IOzone's default file size (KB) without -a, and per child with -t.
 pub const KILOBYTES: u64 = 512;
@@ -326,38 +327,39 @@ impl Selection {
 }
 
 /// The sharebench plan for these options (one throughput run when `threads` is set).
-pub fn plan(o: &Options, ops: Vec<Op>, cells: Vec<Cell>, threads: Option<u32>) -> Plan {
-    Plan {
-        ops,
-        cells,
-        threads: threads.unwrap_or(1),
-        throughput_mode: threads.is_some(),
-        reps: 1,
-        timing: Timing {
-            include_close: o.include_close,
-            include_fsync: o.include_fsync,
-            direct: o.direct,
-            sync: o.sync,
-            mmap: false,
-        },
-        cache: if o.remount.is_some() {
-            CachePolicy::Remount
-        } else {
-            CachePolicy::Keep
-        },
-        stride: o.stride.unwrap_or(STRIDE),
-        stonewall: !o.no_stonewall,
-        verify: false,
-        keep_files: o.keep_files,
-        ..Plan::default()
-    }
+pub fn plan(o: &Options, ops: Vec<Op>, cells: Vec<Cell>, threads: Option<u32>) -> CliResult<Plan> {
+    let mut a = RunArgs::defaults();
+    a.ops = OpList(ops);
+    a.threads = threads.unwrap_or(1);
+    // IOzone times each test once per cell, with no shortest sample, and lets CPUs idle.
+    a.reps = Some(Reps::Exactly(1));
+    a.min_sample_time = 0.0;
+    a.let_cpus_idle = true;
+    a.include_close = o.include_close;
+    a.include_fsync = o.include_fsync;
+    a.direct = o.direct;
+    a.sync = o.sync;
+    a.cache = if o.remount.is_some() {
+        CacheArg::Remount
+    } else {
+        CacheArg::Keep
+    };
+    a.stride = o.stride.unwrap_or(STRIDE);
+    a.no_stonewall = o.no_stonewall;
+    a.keep_files = o.keep_files;
+    let mut plan = build_plan(&a)?;
+    // IOzone's layout gives the cells (above the crossover it skips small records, in its
+    // own order), and its -t 1 is throughput mode too.
+    plan.cells = cells;
+    plan.throughput_mode = threads.is_some();
+    Ok(plan)
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::args::parse;
     use super::*;
-    use sharebench_core::plan::{auto_cells, CROSSOVER, KIB, MIB};
+    use sharebench_core::plan::{auto_cells, CachePolicy, CROSSOVER, KIB, MIB};
 
     fn opts(line: &str) -> Options {
         let args: Vec<String> = line.split_whitespace().map(String::from).collect();
@@ -554,12 +556,16 @@ mod tests {
     fn plan_follows_the_flags() {
         let o = opts("-t 4 -c -e -I -o -x -w -j 5 -s 1m -r 64k");
         let (_, c) = throughput_cell(&o).unwrap();
-        let p = plan(&o, vec![Op::Write], vec![c], Some(4));
+        let p = plan(&o, vec![Op::Write], vec![c], Some(4)).unwrap();
         assert!(p.throughput_mode && p.threads == 4 && p.reps == 1);
         assert!(
             p.timing.include_close && p.timing.include_fsync && p.timing.direct && p.timing.sync
         );
         assert!(!p.stonewall && p.keep_files && p.stride == 5);
+        // What run's defaults would change: IOzone times each cell once, CPUs left idle.
+        assert!(p.auto_reps.is_none() && p.min_sample_s == 0.0);
+        assert_eq!(p.cpu_idle, sharebench_core::plan::CpuIdle::Halt);
+        assert_eq!(p.cache, CachePolicy::Keep);
         assert_eq!(
             p.cells,
             vec![Cell {
@@ -568,7 +574,7 @@ mod tests {
             }]
         );
         let o = opts("-a -U /mnt");
-        let p = plan(&o, vec![Op::Write], vec![], None);
+        let p = plan(&o, vec![Op::Write], vec![], None).unwrap();
         assert_eq!(p.cache, CachePolicy::Remount);
         assert!(!p.throughput_mode && p.threads == 1 && p.stonewall && p.stride == 17);
         assert!(p.validate().is_err(), "no cells");

@@ -217,7 +217,7 @@ fn run_auto(
             "none of the selected tests runs outside throughput mode (test 8 needs -t; 9-12 need -E)",
         ));
     };
-    let plan = layout::plan(opts, ops, layout.cells(), None);
+    let plan = layout::plan(opts, ops, layout.cells(), None)?;
     plan.validate().map_err(CliError::usage)?;
     notes(sel, false);
     print_banner(opts, argv, None);
@@ -345,8 +345,8 @@ fn run_throughput(
     let plans: Vec<(u32, Plan)> = opts
         .threads
         .iter()
-        .map(|&n| (n, layout::plan(opts, ops.clone(), vec![cell], Some(n))))
-        .collect();
+        .map(|&n| Ok((n, layout::plan(opts, ops.clone(), vec![cell], Some(n))?)))
+        .collect::<CliResult<_>>()?;
     for (_, p) in &plans {
         p.validate().map_err(CliError::usage)?;
     }
