@@ -219,6 +219,57 @@ fn bad_studies_scales_and_run_lines_are_one_line_errors() {
     }
 }
 
+/// The media study's Windows claim, untestable in the lab, is decided once the user maps
+/// the two servers; the lab's steps (alternating ones included) say once each that they
+/// were not run, and so do the claims on them.
+#[test]
+fn the_media_studys_windows_claim_is_decided_on_mapped_servers() {
+    let tmp = tempfile::tempdir().unwrap();
+    let shm = shm_dir();
+    let disk = tempfile::tempdir_in("/var/tmp").unwrap();
+    let namespaces = lab_namespaces();
+    let out = tmp.path().join("media");
+    let o = run(&[
+        "study",
+        "run",
+        "media-prealloc",
+        "--scale",
+        "tiny",
+        "--target",
+        &format!("windows-server={}", shm.path().display()),
+        "--target",
+        &format!("linux-server={}", disk.path().display()),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let line = text
+        .lines()
+        .find(|l| l.contains(" ext3-slower-than-windows: "))
+        .unwrap_or_else(|| panic!("no Windows claim: {text}"));
+    assert!(
+        ["agrees", "disagrees", "inconclusive"]
+            .iter()
+            .any(|v| line.trim_start().starts_with(v)),
+        "{line}"
+    );
+    for step in ["hints", "plain", "hints-on-a-disk"] {
+        let said = format!("step {step}: not run: map --target ext3-2007=");
+        assert_eq!(text.matches(&said).count(), 1, "{step}: {text}");
+    }
+    let claim = text
+        .lines()
+        .find(|l| l.contains(" fragmentation-slows-playback: "))
+        .unwrap();
+    assert!(claim.contains("step plain not run"), "{claim}");
+    assert_eq!(
+        lab_namespaces(),
+        namespaces,
+        "a mapped study made a namespace"
+    );
+}
+
 /// Two steps that cannot share a run (here, two local directories each in a run of its
 /// own) alternate block by block: A1 B1 A2 B2 A3 B3, each block a run directory of its
 /// own, and the claim across them is tested over the blocks.

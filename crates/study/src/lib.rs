@@ -165,10 +165,11 @@ impl RunEvidence {
             .claims
             .iter()
             .map(|c| {
-                let not_run = self
-                    .state
-                    .step(c.check.step())
-                    .filter(|s| s.status == state::StepStatus::NotRun);
+                let not_run = steps_read(&c.check).into_iter().find_map(|id| {
+                    self.state
+                        .step(id)
+                        .filter(|s| s.status == state::StepStatus::NotRun)
+                });
                 match not_run {
                     Some(s) => Outcome {
                         verdict: check::Verdict::NotTested,
@@ -182,6 +183,18 @@ impl RunEvidence {
                 }
             })
             .collect()
+    }
+}
+
+/// The steps a claim reads: its step, or, for `*`, the step each name it compares gives
+/// after its `@`.
+fn steps_read(check: &spec::Check) -> Vec<&str> {
+    match check {
+        spec::Check::Better { step, a, b, .. } if step == spec::ALL_STEPS => [a, b]
+            .into_iter()
+            .filter_map(|n| n.rsplit_once('@').map(|(_, id)| id))
+            .collect(),
+        c => vec![c.step()],
     }
 }
 

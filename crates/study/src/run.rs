@@ -166,7 +166,10 @@ pub fn run(p: Prepared, out: &mut dyn Write) -> CliResult<()> {
             .position(|s| s.id == step.id)
             .expect("a unit is one of the study's steps");
         if let StepPlan::NotRun(why) = &runs[k] {
-            not_run(&step.id, why, &mut st, &dir, out)?;
+            // Said once, not once a block.
+            if unit.block.unwrap_or(1) == 1 {
+                not_run(&step.id, why, &mut st, &dir, out)?;
+            }
             continue;
         }
         let sdir = match unit.block {
