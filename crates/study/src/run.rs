@@ -100,18 +100,21 @@ pub fn plan(
                 targets,
                 lab,
                 one_at_a_time,
-            } => StepPlan::Run(Box::new(StepRun {
-                // As the user would type it: the roles' targets in place.
-                line: match step.targets.is_empty() {
-                    true => line,
-                    false => format!("{} {line}", targets.join(" ")),
-                },
-                targets,
-                names,
-                lab,
-                one_at_a_time,
-                plan,
-            })),
+            } => {
+                let (line, plan) = own_cache_on_mounts(&targets, line, plan);
+                StepPlan::Run(Box::new(StepRun {
+                    // As the user would type it: the roles' targets in place.
+                    line: match step.targets.is_empty() {
+                        true => line,
+                        false => format!("{} {line}", targets.join(" ")),
+                    },
+                    targets,
+                    names,
+                    lab,
+                    one_at_a_time,
+                    plan,
+                }))
+            }
         });
     }
     let uses_lab = runs.iter().any(|r| match r {
@@ -121,6 +124,30 @@ pub fn plan(
     });
     crate::lab_guard::check(study, uses_lab)?;
     Ok(runs)
+}
+
+/// A step's bounded client cache (`--client-cache`) stands in for a kernel client's page
+/// cache on the lab's native clients; a role mapped to a directory (a kernel or FUSE mount)
+/// has that cache itself, so the step runs there without the option, as the user's
+/// clients do.
+fn own_cache_on_mounts(targets: &[String], line: String, mut plan: Plan) -> (String, Plan) {
+    let on_a_mount = targets
+        .iter()
+        .any(|t| !t.contains("://") && !t.starts_with("lab:"));
+    if plan.client_cache.is_none() || !on_a_mount {
+        return (line, plan);
+    }
+    plan.client_cache = None;
+    let mut words = line.split_whitespace();
+    let mut kept = Vec::new();
+    while let Some(w) = words.next() {
+        if w == "--client-cache" {
+            words.next();
+        } else if !w.starts_with("--client-cache=") {
+            kept.push(w);
+        }
+    }
+    (kept.join(" "), plan)
 }
 
 /// Runs every step not yet done, then ends the run: outcome saved, report written and
@@ -607,4 +634,25 @@ fn run_step(
     } else {
         StepStatus::Failed
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_mount_keeps_its_own_cache_and_a_native_client_the_bounded_one() {
+        let plan = Plan {
+            client_cache: Some(2 << 20),
+            ..Plan::default()
+        };
+        let line = "-w metadata --client-cache 2m --reps 1".to_string();
+        let mount = ["/mnt/filer".to_string()];
+        let (l, p) = own_cache_on_mounts(&mount, line.clone(), plan.clone());
+        assert_eq!((l.as_str(), p.client_cache), ("-w metadata --reps 1", None));
+        for native in ["lab:nfs3", "nfs://127.0.0.1/x?version=3"] {
+            let (l, p) = own_cache_on_mounts(&[native.to_string()], line.clone(), plan.clone());
+            assert_eq!((l, p.client_cache), (line.clone(), Some(2 << 20)));
+        }
+    }
 }
