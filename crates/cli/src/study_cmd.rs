@@ -205,6 +205,7 @@ fn prepare_runs(study: &Study, scale: &Scale, mapping: &Mapping) -> CliResult<Ve
 fn run(a: StudyRunArgs) -> CliResult<()> {
     let (study, text) = sharebench_study::find(&a.study).map_err(CliError::usage)?;
     let scale = study.scale(&a.scale).map_err(CliError::usage)?.clone();
+    let study = study.at_scale(&a.scale).map_err(CliError::usage)?;
     let mut mapping = mapping(&a, &study)?;
     if a.resume && mapping.is_empty() {
         // A resumed run keeps the mapping it was started with.

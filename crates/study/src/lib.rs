@@ -128,6 +128,11 @@ impl RunEvidence {
         let study =
             Study::parse_saved(&text).map_err(|e| format!("{}/study.toml: {e}", dir.display()))?;
         let state = state::RunState::load(dir)?;
+        // The roles each step measured at the run's scale.
+        let study = match study.at_scale(&state.scale) {
+            Ok(scaled) => scaled,
+            Err(_) => study,
+        };
         let threshold = threshold_pct
             .or(state.threshold_pct)
             .unwrap_or(sharebench_report::compare::DEFAULT_THRESHOLD_PCT);

@@ -544,7 +544,17 @@ impl Study {
         if self.scales.is_empty() {
             return Err("no [scales.*] given".into());
         }
-        self.check_roles()?;
+        // Roles and lab configurations as each scale lists them (a step's `targets` may name
+        // a scale's list, `"{roles}"`).
+        for name in self.scales.keys() {
+            let scaled = self
+                .at_scale(name)
+                .map_err(|e| format!("scale {name}: {e}"))?;
+            scaled.check_roles()?;
+            for step in &scaled.steps {
+                scaled.check_configurations(step)?;
+            }
+        }
         let mut ids = std::collections::BTreeSet::new();
         for step in &self.steps {
             if !ids.insert(step.id.as_str()) {
@@ -559,7 +569,6 @@ impl Study {
                     step.id
                 ));
             }
-            self.check_configurations(step)?;
             if step.alternate.is_some() && step.action.is_some() {
                 return Err(format!(
                     "step '{}': a step that alternates cannot take a lab action",
@@ -736,6 +745,34 @@ impl Study {
     }
 
     /// The scale called `name`, or an error listing the known ones.
+    /// The study as it runs at scale `name`: each step's `targets` with the scale's role
+    /// lists in place of the variables that name them (`"{roles}"`).
+    pub fn at_scale(&self, name: &str) -> Result<Study, String> {
+        let scale = self.scale(name)?;
+        let mut s = self.clone();
+        for step in &mut s.steps {
+            let mut roles = Vec::with_capacity(step.targets.len());
+            for t in &step.targets {
+                let Some(var) = t.strip_prefix('{').and_then(|v| v.strip_suffix('}')) else {
+                    roles.push(t.clone());
+                    continue;
+                };
+                match scale.vars.get(var) {
+                    Some(VarValue::Words(ws)) => roles.extend(ws.iter().cloned()),
+                    Some(VarValue::Word(w)) => roles.push(w.clone()),
+                    _ => {
+                        return Err(format!(
+                            "step '{}' measures the roles {{{var}}}, which the scale does not list",
+                            step.id
+                        ))
+                    }
+                }
+            }
+            step.targets = roles;
+        }
+        Ok(s)
+    }
+
     pub fn scale(&self, name: &str) -> Result<&Scale, String> {
         self.scales.get(name).ok_or_else(|| {
             format!(
@@ -847,6 +884,31 @@ id = "c"
 said = "x is faster"
 check = { kind = "faster", step = "m", a = "x", b = "y", ops = ["write"] }
 "#;
+
+    #[test]
+    fn a_scale_lists_the_roles_a_step_measures() {
+        let text = MINIMAL
+            .replace(
+                r#"vars = { max = "1m" }"#,
+                "vars = { max = \"1m\", roles = [\"x\"] }\n[scales.quick]\nminutes = 2\nvars = { max = \"1m\", roles = [\"x\", \"y\"] }",
+            )
+            .replace(
+                r#"run = "/tmp -i write"#,
+                "targets = [\"{roles}\"]\nrun = \"-i write",
+            )
+            .replace(
+                "[scales.tiny]",
+                "[roles.x]\nabout = \"X\"\nmaps_to = \"a dir\"\n[roles.y]\nabout = \"Y\"\nmaps_to = \"a dir\"\n[scales.tiny]",
+            );
+        let s = Study::parse(&text).unwrap();
+        assert_eq!(s.at_scale("tiny").unwrap().steps[0].targets, ["x"]);
+        assert_eq!(s.at_scale("quick").unwrap().steps[0].targets, ["x", "y"]);
+        // A scale's list must name roles of the study, and a step's variable must be there.
+        let e = Study::parse(&text.replace(r#"["x", "y"]"#, r#"["x", "z"]"#)).unwrap_err();
+        assert!(e.contains("role 'z'"), "{e}");
+        let e = Study::parse(&text.replace(r#"roles = ["x"] "#, r#"other = ["x"] "#)).unwrap_err();
+        assert!(e.contains("{roles}"), "{e}");
+    }
 
     #[test]
     fn scale_variables_are_one_value_each() {
