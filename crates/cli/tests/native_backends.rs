@@ -225,7 +225,9 @@ impl Ganesha {
 
 /// smbd on 127.0.0.1:4445 with a self-contained configuration: its own state directories
 /// and passdb, signing mandatory, SMB3 only. The SMB user `sbtest` maps to the existing
-/// Unix account `nobody` (no Unix user is created).
+/// Unix account `nobody` (no Unix user is created). It is also an MS-DFS root (share `dfs`,
+/// its link `link` referring to `\\127.0.0.1\share`) and listens on 445 too, the port a
+/// client dials for a referral's target.
 struct Samba {
     _daemon: Daemon,
     share: PathBuf,
@@ -236,10 +238,12 @@ impl Samba {
     fn start() -> Samba {
         need("smbd", "samba");
         need("smbpasswd", "samba-common-bin");
-        assert!(
-            !listening(SMB_PORT),
-            "something already listens on 127.0.0.1:{SMB_PORT}; stop it before this test"
-        );
+        for port in [SMB_PORT, 445] {
+            assert!(
+                !listening(port),
+                "something already listens on 127.0.0.1:{port}; stop it before this test"
+            );
+        }
         let dir = server_dir("sbsamba");
         let d = |n: &str| {
             let p = dir.path().join(n);
@@ -249,6 +253,9 @@ impl Samba {
         let share = dir.path().join("share");
         fs::create_dir(&share).unwrap();
         sh_ok("chmod", &["0777", share.to_str().unwrap()]);
+        let dfs_root = dir.path().join("dfs");
+        fs::create_dir(&dfs_root).unwrap();
+        std::os::unix::fs::symlink(r"msdfs:127.0.0.1\share", dfs_root.join("link")).unwrap();
         let map = dir.path().join("users.map");
         fs::write(&map, format!("nobody = {SMB_USER}\n")).unwrap();
         let conf = dir.path().join("smb.conf");
@@ -256,7 +263,8 @@ impl Samba {
             &conf,
             format!(
                 "[global]\n\
-                 smb ports = {SMB_PORT}\n\
+                 smb ports = {SMB_PORT} 445\n\
+                 host msdfs = yes\n\
                  interfaces = 127.0.0.1\n\
                  bind interfaces only = yes\n\
                  disable netbios = yes\n\
@@ -279,7 +287,10 @@ impl Samba {
                  log file = {}/log.%m\n\
                  [share]\n\
                  path = {}\n\
-                 read only = no\n",
+                 read only = no\n\
+                 [dfs]\n\
+                 path = {}\n\
+                 msdfs root = yes\n",
                 dir.path().join("private/passdb.tdb").display(),
                 map.display(),
                 d("lock"),
@@ -289,7 +300,8 @@ impl Samba {
                 d("pid"),
                 d("ncalrpc"),
                 d("log"),
-                share.display()
+                share.display(),
+                dfs_root.display()
             ),
         )
         .unwrap();
@@ -334,6 +346,11 @@ impl Samba {
 
     fn url(&self) -> String {
         format!("smb://{SMB_USER}@127.0.0.1:{SMB_PORT}/share/")
+    }
+
+    /// The share through the DFS root's link.
+    fn dfs_url(&self) -> String {
+        format!("smb://{SMB_USER}@127.0.0.1:{SMB_PORT}/dfs/link/")
     }
 }
 
@@ -753,6 +770,67 @@ fn smb_every_operation_verifies_against_samba() {
     );
     assert_one_line(&o, 2, "libsmbclient client waits for each reply");
     assert!(!out.path().join("deep").join("results.jsonl").exists());
+
+    the_main_job_on_a_dfs_path_of_ones_own(&s);
+}
+
+/// Seed 000's question asked of a DFS namespace outside the lab: the main job with its
+/// `smb` role mapped to the namespace's link (the referral followed to the share) and its
+/// `nfs` role to a directory; the steps of unmapped roles are not run, the comparison of
+/// the two is decided, and the study says whose system it measured.
+fn the_main_job_on_a_dfs_path_of_ones_own(s: &Samba) {
+    let nfs = shm_dir();
+    let out = shm_dir();
+    let dir = out.path().join("study");
+    let namespaces = lab_namespaces();
+    let (nfs_role, smb_role) = (
+        format!("nfs={}", nfs.path().display()),
+        format!("smb={}", s.dfs_url()),
+    );
+    let o = run_env(
+        &[
+            "study",
+            "run",
+            "dfs-nfs-vs-smb",
+            "--scale",
+            "tiny",
+            "--target",
+            &nfs_role,
+            "--target",
+            &smb_role,
+            "--out",
+            dir.to_str().unwrap(),
+        ],
+        Some(SMB_PASSWORD),
+    );
+    let text = stdout(&o);
+    assert!(o.status.success(), "{}\n{text}", stderr(&o));
+    assert!(
+        text.contains("step fair-clients-depth1: not run: map --target smb-direct="),
+        "{text}"
+    );
+    let decided = text
+        .lines()
+        .filter(|l| {
+            ["agrees ", "disagrees ", "inconclusive "]
+                .iter()
+                .any(|v| l.trim_start().starts_with(v))
+        })
+        .count();
+    assert!(decided >= 3, "{text}");
+    let manifest = fs::read_to_string(dir.join("steps/matrix/run.json")).unwrap();
+    assert!(
+        manifest.contains(r"dfs-referral=\\\\127.0.0.1:445\\share"),
+        "{manifest}"
+    );
+    let html = fs::read_to_string(dir.join("report/report.html")).unwrap();
+    assert!(html.contains("Whose systems") && html.contains(&s.dfs_url()));
+    assert_eq!(
+        lab_namespaces(),
+        namespaces,
+        "a mapped study made a namespace"
+    );
+    assert_no_workdir(&s.share);
 }
 
 #[test]

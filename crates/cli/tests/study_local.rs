@@ -355,18 +355,6 @@ check = { kind = "better", step = "*", a = "SHM@on-shm", b = "DISK@on-disk", op 
     );
 }
 
-/// Lab namespaces (`sblab-*`) now on the machine.
-fn lab_namespaces() -> Vec<String> {
-    std::fs::read_dir("/run/netns")
-        .map(|d| {
-            d.filter_map(|e| e.ok())
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .filter(|n| n.starts_with("sblab-"))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 /// A shipped study run on the user's own targets: the seed's Windows-vs-Linux step with
 /// both roles mapped to directories on two file systems, no lab stood up. The seed's three
 /// claims that the lab cannot test get verdicts, the lab's step says why it did not run,

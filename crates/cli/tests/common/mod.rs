@@ -249,3 +249,15 @@ impl Drop for LabDown {
         let _ = run(&["lab", "down"]);
     }
 }
+
+/// Lab namespaces (`sblab-*`) now on the machine.
+pub fn lab_namespaces() -> Vec<String> {
+    std::fs::read_dir("/run/netns")
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with("sblab-"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
