@@ -793,6 +793,7 @@ pub fn main(mut args: RunArgs, cluster: Option<&dyn session::Cluster>) -> CliRes
         cluster,
         remount_at: None,
         worker_dirs: &[],
+        server_cpu: &[],
         quiet: args.quiet,
     };
     let result = session::execute(spec, &mut |_| {})?;

@@ -82,8 +82,10 @@ pub struct StudyRunArgs {
     #[arg(long)]
     pub with_lab: bool,
     /// Your command for what the lab does itself on your system, run through sh -c with a
-    /// time limit, its output kept in the study directory: failover (take a replica down
-    /// mid-run) and restore (bring it back; return once in sync); repeatable
+    /// time limit: failover (take a replica down mid-run) and restore (bring it back;
+    /// return once in sync), their output kept in the study directory; server-cpu (print
+    /// the CPU seconds the server of the role in $SHAREBENCH_ROLE has used so far; read
+    /// before and after each measurement); repeatable
     #[arg(long = "hook", value_name = "NAME=COMMAND")]
     pub hooks: Vec<String>,
     /// A role that cannot be mounted at once with the others, and your command that makes

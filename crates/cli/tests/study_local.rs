@@ -229,6 +229,13 @@ fn the_media_studys_windows_claim_is_decided_on_mapped_servers() {
     let disk = tempfile::tempdir_in("/var/tmp").unwrap();
     let namespaces = lab_namespaces();
     let out = tmp.path().join("media");
+    // The servers' CPU through the user's hook: here this machine's, from /proc/stat
+    // (user, nice and system ticks at 100 a second), each reading's role logged.
+    let asked = tmp.path().join("asked");
+    let hook = format!(
+        "echo $SHAREBENCH_ROLE >> {}; awk '/^cpu /{{print ($2+$3+$4)/100}}' /proc/stat",
+        asked.display()
+    );
     let o = run(&[
         "study",
         "run",
@@ -239,10 +246,22 @@ fn the_media_studys_windows_claim_is_decided_on_mapped_servers() {
         &format!("windows-server={}", shm.path().display()),
         "--target",
         &format!("linux-server={}", disk.path().display()),
+        "--hook",
+        &format!("server-cpu={hook}"),
         "--out",
         out.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
+    let recs = records(&out.join("steps/windows-vs-linux"));
+    assert!(
+        recs.iter()
+            .all(|r| r["server_cpu_s"].as_f64().is_some_and(|s| s >= 0.0)),
+        "{recs:?}"
+    );
+    let asked = std::fs::read_to_string(&asked).unwrap();
+    for role in ["windows-server", "linux-server"] {
+        assert!(asked.lines().any(|l| l == role), "{asked}");
+    }
     let text = stdout(&o);
     let line = text
         .lines()

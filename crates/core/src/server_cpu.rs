@@ -4,7 +4,10 @@
 //! server hosts: smbd and its per-client children, Ganesha, rpcbind, glusterd and its brick
 //! daemons) or by process group, a FUSE daemon by PID. Per process it counts user, system and reaped-children time, so a
 //! child born and gone within the interval still counts (through its parent). Resolution
-//! is the kernel's clock tick (10 ms at CLK_TCK = 100). Only for servers on this machine.
+//! is the kernel's clock tick (10 ms at CLK_TCK = 100). For a server elsewhere (a study's
+//! role on the user's own server) the set is instead the user's command that prints that
+//! server's CPU seconds so far (`--hook server-cpu`), run before and after each
+//! measurement; a reading it cannot give leaves the measurement without server CPU.
 
 use serde::{Deserialize, Serialize};
 use std::os::unix::fs::MetadataExt;
@@ -19,11 +22,36 @@ pub struct ProcessSet {
     /// Single processes (a FUSE client daemon, say).
     #[serde(default)]
     pub pids: Vec<i32>,
+    /// Or, for a server elsewhere, the user's command that prints its CPU seconds so far
+    /// (`sh -c`, at most `PROBE_LIMIT` a reading).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
 }
+
+/// The longest a `command` reading may take; past it the command's process group is
+/// ended and the reading is unknown.
+pub const PROBE_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 impl ProcessSet {
     pub fn is_empty(&self) -> bool {
-        self.net_namespaces.is_empty() && self.groups.is_empty() && self.pids.is_empty()
+        self.net_namespaces.is_empty()
+            && self.groups.is_empty()
+            && self.pids.is_empty()
+            && self.command.is_none()
+    }
+
+    /// A server elsewhere, read by the user's `command`.
+    pub fn of_command(command: &str) -> ProcessSet {
+        ProcessSet {
+            command: Some(command.to_string()),
+            ..ProcessSet::default()
+        }
+    }
+
+    /// Whether the set's CPU is this machine's, which the machine's own accounting
+    /// (`Record::set_machine`) then takes as spent elsewhere than in other programs.
+    pub fn is_local(&self) -> bool {
+        self.command.is_none()
     }
 
     /// The set of the given processes.
@@ -38,7 +66,7 @@ impl ProcessSet {
     /// one's /proc/PID/stat, not a walk of /proc (for measurements a millisecond long). A
     /// process that starts later is not in it; one that ends counts no more.
     pub fn members_now(&self) -> ProcessSet {
-        if self.net_namespaces.is_empty() && self.groups.is_empty() {
+        if self.net_namespaces.is_empty() && self.groups.is_empty() || self.command.is_some() {
             return self.clone();
         }
         let pids: Vec<i32> = members(self).map(|(pid, _)| pid).collect();
@@ -93,8 +121,12 @@ fn net_namespace(pid: &str) -> Option<u64> {
         .ok()
 }
 
-/// Total CPU seconds so far of every process in `set`.
+/// Total CPU seconds so far of every process in `set`; NaN when its `command` gave no
+/// reading.
 pub fn cpu_seconds(set: &ProcessSet) -> f64 {
+    if let Some(command) = &set.command {
+        return probe(command);
+    }
     if set.is_empty() {
         return 0.0;
     }
@@ -108,6 +140,52 @@ pub fn cpu_seconds(set: &ProcessSet) -> f64 {
         return ticks as f64 / ticks_per_second();
     }
     members(set).map(|(_, ticks)| ticks).sum::<u64>() as f64 / ticks_per_second()
+}
+
+/// The CPU seconds between two readings (never below 0); `None` when either is unknown.
+pub fn used(now: f64, then: f64) -> Option<f64> {
+    (now.is_finite() && then.is_finite()).then(|| (now - then).max(0.0))
+}
+
+/// One reading of the user's `command`: the first word it prints, a number of seconds;
+/// NaN when it fails, prints no such number or overruns `PROBE_LIMIT`.
+fn probe(command: &str) -> f64 {
+    use std::io::Read;
+    use std::os::unix::process::CommandExt;
+    let Ok(mut child) = std::process::Command::new("sh")
+        .args(["-c", command])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .process_group(0)
+        .spawn()
+    else {
+        return f64::NAN;
+    };
+    let started = std::time::Instant::now();
+    let done = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status.success(),
+            Ok(None) if started.elapsed() < PROBE_LIMIT => {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            _ => {
+                // Its whole group, by the PID this process started it as.
+                let pgid = nix::unistd::Pid::from_raw(child.id() as i32);
+                let _ = nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGKILL);
+                let _ = child.wait();
+                break false;
+            }
+        }
+    };
+    let mut text = String::new();
+    if let Some(out) = child.stdout.take() {
+        let _ = out.take(4096).read_to_string(&mut text);
+    }
+    match text.split_whitespace().next().map(str::parse::<f64>) {
+        Some(Ok(s)) if done && s.is_finite() && s >= 0.0 => s,
+        _ => f64::NAN,
+    }
 }
 
 /// (PID, CPU ticks) of every process in `set`, from a walk of /proc.
@@ -158,5 +236,19 @@ mod tests {
             "by pid: {before_pid}, then {during_pid}"
         );
         assert_eq!(cpu_seconds(&ProcessSet::default()), 0.0);
+    }
+
+    #[test]
+    fn a_command_reads_a_server_elsewhere_or_gives_nothing() {
+        let set = ProcessSet::of_command("echo 12.5 s");
+        assert!(!set.is_empty() && !set.is_local());
+        assert_eq!(set.members_now(), set);
+        assert_eq!(cpu_seconds(&set), 12.5);
+        for bad in ["false", "echo twelve", "echo -1", "echo 3; exit 1"] {
+            assert!(cpu_seconds(&ProcessSet::of_command(bad)).is_nan(), "{bad}");
+        }
+        assert_eq!(used(3.0, 1.0), Some(2.0));
+        assert_eq!(used(1.0, 3.0), Some(0.0));
+        assert_eq!(used(f64::NAN, 1.0), None);
     }
 }

@@ -111,6 +111,9 @@ pub struct SessionSpec<'a> {
     /// by worker, for the one target (which is the first's). Empty: every worker works in
     /// the target.
     pub worker_dirs: &'a [String],
+    /// Per target, in order: the user's command that prints its server's CPU seconds so
+    /// far, for a server elsewhere (a study's `--hook server-cpu`); empty: none.
+    pub server_cpu: &'a [Option<String>],
 }
 
 /// The ranks of a multi-client run, as a session needs them: every rank runs the same
@@ -323,12 +326,17 @@ fn prepare_targets(
     } else {
         spec.names
     };
-    let located: Vec<Located> = spec
+    let mut located: Vec<Located> = spec
         .targets
         .iter()
         .map(|n| locate(n))
         .collect::<Result<_, _>>()
         .map_err(CliError::usage)?;
+    for (l, command) in located.iter_mut().zip(spec.server_cpu) {
+        if let Some(c) = command.as_deref().filter(|_| l.servers.is_empty()) {
+            l.servers = ProcessSet::of_command(c);
+        }
+    }
     refuse_duplicates(names, &located).map_err(CliError::usage)?;
     let mut spaces: Vec<&str> = located.iter().filter_map(|l| l.netns.as_deref()).collect();
     spaces.dedup();

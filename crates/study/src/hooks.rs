@@ -2,7 +2,9 @@
 //! (`study run --hook NAME=COMMAND`): `failover` takes a replica down mid-run (the lab
 //! kills its processes) and `restore` brings it back and returns once it has caught up
 //! (the lab restarts it and waits for the heal). Each runs through `sh -c`, in a process
-//! group of its own, bounded in time, its output kept beside the step's directory. Not:
+//! group of its own, bounded in time, its output kept beside the step's directory.
+//! `server-cpu` prints a mapped server's CPU seconds so far, read before and after each
+//! measurement as the lab reads its servers' (`sharebench_core::server_cpu`). Not:
 //! deciding when a hook runs (the runner does), nor the lab's own actions (`actions`).
 
 use std::os::unix::fs::OpenOptionsExt;
@@ -12,7 +14,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// The hooks a study may ask for, with what each must do.
-pub const KNOWN: [(&str, &str); 2] = [
+pub const KNOWN: [(&str, &str); 3] = [
     (
         "failover",
         "takes a replica of the mapped system down mid-run (as the lab kills replica2)",
@@ -21,7 +23,29 @@ pub const KNOWN: [(&str, &str); 2] = [
         "restore",
         "brings it back, and returns once the replicas are in sync again (its time is the recovery figure)",
     ),
+    (
+        SERVER_CPU,
+        "prints the CPU seconds the mapped role's server has used so far (SHAREBENCH_ROLE names the role); run before and after each measurement, at most 10 s each",
+    ),
 ];
+
+/// The hook that reads a mapped server's CPU.
+pub const SERVER_CPU: &str = "server-cpu";
+
+/// Per role of a step, the `server-cpu` hook to read its server by, for a role the user
+/// mapped (the lab's own servers are read from /proc), told which role it reads.
+pub fn server_cpu(mapping: &crate::roles::Mapping, roles: &[String]) -> Vec<Option<String>> {
+    let hook = mapping.hooks.get(SERVER_CPU);
+    roles
+        .iter()
+        .map(|role| {
+            let command = hook.filter(|_| mapping.roles.contains_key(role))?;
+            Some(format!(
+                "SHAREBENCH_ROLE={role}; export SHAREBENCH_ROLE; {command}"
+            ))
+        })
+        .collect()
+}
 
 /// How long a hook may run before it is ended (its process group killed).
 pub const LIMIT: Duration = Duration::from_secs(300);

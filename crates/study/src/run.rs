@@ -458,6 +458,7 @@ fn run_one_at_a_time(
                     .into_iter()
                     .skip(r.targets.len()),
             );
+            let server_cpu = crate::hooks::server_cpu(at.mapping, std::slice::from_ref(name));
             let result = session::execute(
                 SessionSpec {
                     plan: &r.plan,
@@ -469,6 +470,7 @@ fn run_one_at_a_time(
                     cluster: None,
                     remount_at: None,
                     worker_dirs: &[],
+                    server_cpu: &server_cpu,
                     quiet: false,
                 },
                 &mut |_| {},
@@ -589,6 +591,7 @@ fn run_step(
         }
         _ => None,
     };
+    let server_cpu = crate::hooks::server_cpu(at.mapping, &r.names);
     let done = AtomicBool::new(false);
     let taken = AtomicU64::new(0);
     let (result, fault) = std::thread::scope(|scope| {
@@ -608,6 +611,7 @@ fn run_step(
                         cluster: None,
                         remount_at: None,
                         worker_dirs: &[],
+                        server_cpu: &server_cpu,
                         quiet: false,
                     },
                     &mut |_| {

@@ -177,6 +177,7 @@ fn execute(
         remount_at: opts.remount_at(),
         quiet: false,
         worker_dirs: &worker_dirs,
+        server_cpu: &[],
     };
     let result = session::execute(spec, on_record)?;
     if result.writes {

@@ -223,14 +223,20 @@ impl WorkloadRun<'_> {
     pub fn close_span(&self, r: &mut Record, s: &SpanEnd) {
         r.seconds = s.seconds;
         set_cpu(r, &s.cpu, s.seconds);
-        if !self.target.servers.is_empty() {
+        let servers = &self.target.servers;
+        if !servers.is_empty() && s.server_s.is_finite() {
             r.server_cpu_s = Some(s.server_s);
             r.server_cpu_util_pct = Some(crate::cpu::util_pct(s.server_s, s.seconds));
         }
         if !self.target.fuse.is_empty() {
             r.add_fuse_cpu(s.fuse_s);
         }
-        r.set_machine(&s.cpu, s.server_s + s.fuse_s);
+        let here = if servers.is_local() && s.server_s.is_finite() {
+            s.server_s
+        } else {
+            0.0
+        };
+        r.set_machine(&s.cpu, here + s.fuse_s);
         r.set_disk(s.disk);
     }
 
@@ -238,7 +244,8 @@ impl WorkloadRun<'_> {
         let server_s = if self.target.servers.is_empty() {
             0.0
         } else {
-            (server_cpu::cpu_seconds(&self.target.servers) - span.server).max(0.0)
+            server_cpu::used(server_cpu::cpu_seconds(&self.target.servers), span.server)
+                .unwrap_or(f64::NAN)
         };
         let fuse_s = (server_cpu::cpu_seconds(&self.target.fuse) - span.fuse).max(0.0);
         SpanEnd {
@@ -286,6 +293,7 @@ pub struct SpanEnd {
     pub started_at: String,
     pub seconds: f64,
     pub cpu: CpuUsage,
+    /// The servers' CPU; NaN when unknown (a server elsewhere whose reading failed).
     pub server_s: f64,
     /// The FUSE daemon's CPU (see `Record::fuse_cpu_s`).
     pub fuse_s: f64,

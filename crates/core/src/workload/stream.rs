@@ -468,7 +468,7 @@ fn emit_with(
         let agg = base(w, Scope::Aggregate);
         records.push(fill_aggregate(w, agg, outs, end, &latency, worst));
     } else if let Some(r) = records.first_mut() {
-        if !w.target.servers.is_empty() {
+        if !w.target.servers.is_empty() && end.server_s.is_finite() {
             r.server_cpu_s = Some(end.server_s);
             r.server_cpu_util_pct = Some(crate::cpu::util_pct(end.server_s, r.seconds));
         }

@@ -656,6 +656,8 @@ fn take(
     // the parent thread itself may be scheduled only after the workers are done) until
     // every worker has returned, untimed fsync and close included.
     let first_start = outcomes.iter().map(|o| o.started).min().unwrap_or(joined);
+    // The machine's own accounting counts only servers that run on it.
+    let here = |s: f64| if servers.is_local() { s } else { 0.0 };
     Ok(Taken {
         parent_s: joined.saturating_duration_since(first_start).as_secs_f64(),
         outcomes,
@@ -663,17 +665,17 @@ fn take(
         released,
         joined,
         parent_cpu: cpu1.since(&cpu0),
-        server_s: (server1 - server0).max(0.0),
+        server_s: server_cpu::used(server1, server0).unwrap_or(f64::NAN),
         fuse_s: (fuse1 - fuse0).max(0.0),
         disk: disk1.zip(disk0).map(|(now, then)| now.since(&then)),
         span_from: Readings {
             cpu: cpu0,
-            server_s: server0,
+            server_s: here(server0),
             fuse_s: fuse0,
         },
         span_to: Readings {
             cpu: cpu1,
-            server_s: server1,
+            server_s: here(server1),
             fuse_s: fuse1,
         },
     })
@@ -775,7 +777,7 @@ fn stonewall_across_ranks<T>(
 
 /// Server CPU over the measurement, for targets whose servers run here.
 fn set_server_cpu(r: &mut Record, servers: &server_cpu::ProcessSet, server_s: f64, seconds: f64) {
-    if !servers.is_empty() {
+    if !servers.is_empty() && server_s.is_finite() {
         r.server_cpu_s = Some(server_s);
         r.server_cpu_util_pct = Some(crate::cpu::util_pct(server_s, seconds));
     }
