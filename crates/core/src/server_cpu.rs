@@ -54,6 +54,15 @@ impl ProcessSet {
         self.command.is_none()
     }
 
+    /// A reading `s` as this machine's accounting takes it: none of a server elsewhere.
+    pub fn on_this_machine(&self, s: f64) -> f64 {
+        if self.is_local() {
+            s
+        } else {
+            0.0
+        }
+    }
+
     /// The set of the given processes.
     pub fn of_pids(pids: &[i32]) -> ProcessSet {
         ProcessSet {

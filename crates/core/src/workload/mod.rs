@@ -231,12 +231,8 @@ impl WorkloadRun<'_> {
         if !self.target.fuse.is_empty() {
             r.add_fuse_cpu(s.fuse_s);
         }
-        let here = if servers.is_local() && s.server_s.is_finite() {
-            s.server_s
-        } else {
-            0.0
-        };
-        r.set_machine(&s.cpu, here + s.fuse_s);
+        let here = Some(servers.on_this_machine(s.server_s)).filter(|h| h.is_finite());
+        r.set_machine(&s.cpu, here.unwrap_or(0.0) + s.fuse_s);
         r.set_disk(s.disk);
     }
 

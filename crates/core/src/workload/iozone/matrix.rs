@@ -656,8 +656,6 @@ fn take(
     // the parent thread itself may be scheduled only after the workers are done) until
     // every worker has returned, untimed fsync and close included.
     let first_start = outcomes.iter().map(|o| o.started).min().unwrap_or(joined);
-    // The machine's own accounting counts only servers that run on it.
-    let here = |s: f64| if servers.is_local() { s } else { 0.0 };
     Ok(Taken {
         parent_s: joined.saturating_duration_since(first_start).as_secs_f64(),
         outcomes,
@@ -670,12 +668,12 @@ fn take(
         disk: disk1.zip(disk0).map(|(now, then)| now.since(&then)),
         span_from: Readings {
             cpu: cpu0,
-            server_s: here(server0),
+            server_s: servers.on_this_machine(server0),
             fuse_s: fuse0,
         },
         span_to: Readings {
             cpu: cpu1,
-            server_s: here(server1),
+            server_s: servers.on_this_machine(server1),
             fuse_s: fuse1,
         },
     })
