@@ -643,23 +643,7 @@ fn swapped_working_directories_are_never_followed() {
             let outside = scratch.path().join("outside");
             let out = scratch.path().join("r");
             let _ = std::fs::remove_dir_all(&out);
-            let child = bin()
-                .args([
-                    "run",
-                    "-i",
-                    "write,read",
-                    "--file-sizes",
-                    "1m",
-                    "--record-sizes",
-                    "64k",
-                ])
-                .args(["--reps", "100", "--min-sample-time", "0", "--out"])
-                .arg(&out)
-                .arg(target)
-                .stdout(Stdio::null())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap();
+            let child = write_read_in_background(target, ("1m", "64k"), "100", &out);
             let swapped = share.join(marked_workdir(share, target));
             // What replaces it is made aside and renamed into place at once.
             let staged = share.join("staged");
@@ -717,16 +701,7 @@ fn a_run_swapped_by_another_client(url: &str, target: &str, file: &str, record: 
     let share = std::path::Path::new(LAB).join("srv/replica1/nfs-sharing");
     let scratch = shm_dir();
     let out = scratch.path().join("r");
-    let child = bin()
-        .args(["run", "-i", "write,read", "--file-sizes", file])
-        .args(["--record-sizes", record, "--reps", "100"])
-        .args(["--min-sample-time", "0", "--out"])
-        .arg(&out)
-        .arg(target)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = write_read_in_background(target, (file, record), "100", &out);
     let swapped = sharebench_lab::net::in_netns("sblab-pc1", || swap_once_marked(url)).unwrap();
     let o = child.wait_with_output().unwrap();
     let what = format!("{target}, {swapped}: {}", stderr(&o));
@@ -775,6 +750,27 @@ fn swap_once_marked(url: &str) -> String {
     }
 }
 
+/// `sharebench run -i write,read` of one (file, record) size, `reps` times without a
+/// shortest sample, on `target` into `out`: started, not waited for, its stderr kept (for
+/// the phases that change its working directory under it).
+fn write_read_in_background(
+    target: &str,
+    (file, record): (&str, &str),
+    reps: &str,
+    out: &std::path::Path,
+) -> std::process::Child {
+    bin()
+        .args(["run", "-i", "write,read", "--file-sizes", file])
+        .args(["--record-sizes", record, "--reps", reps])
+        .args(["--min-sample-time", "0", "--out"])
+        .arg(out)
+        .arg(target)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
 /// The name of a run's working directory in `share` (on the server's disk), once the run
 /// has marked it as its own and begun measuring; at most a minute.
 fn marked_workdir(share: &std::path::Path, target: &str) -> String {
@@ -817,16 +813,7 @@ fn another_smb_client_cannot_move(target: &str) {
     let share = std::path::Path::new(LAB).join("srv/replica1/smb-sharing");
     let scratch = shm_dir();
     let out = scratch.path().join("r");
-    let child = bin()
-        .args(["run", "-i", "write,read", "--file-sizes", "1m"])
-        .args(["--record-sizes", "64k", "--reps", "30"])
-        .args(["--min-sample-time", "0", "--out"])
-        .arg(&out)
-        .arg(target)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = write_read_in_background(target, ("1m", "64k"), "30", &out);
     let name = marked_workdir(&share, target);
     let (_, said) = sh(&format!(
         "ip netns exec sblab-pc1 smbclient //10.10.0.3/smb-sharing -A {} -m SMB3 -c 'rename {name} {name}.moved'",
