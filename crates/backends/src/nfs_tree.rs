@@ -244,7 +244,8 @@ impl Tree {
         let (dir, name) = self.parent(ctx, rel)?;
         match self.wire.lookup(ctx, &dir, &name) {
             Ok((found, _)) if found == *fh => self.note(rel, fh, false),
-            Ok(_) | Err(_) => Err(tampered(format!(
+            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+            _ => Err(tampered(format!(
                 "nfs {rel}: the file made by this path is not in the tool's directory, not used"
             ))),
         }
