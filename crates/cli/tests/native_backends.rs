@@ -613,8 +613,25 @@ fn nfs_every_operation_verifies_against_ganesha() {
     // in for the lab's. The failover hook stops the test's own server by PID for a second
     // and lets it go on (an outage the run rides through); the restore hook checks that it
     // is back. Both run, their output is kept, and the step's figures are the lab's.
+    // Its replication traffic on a replica of the test's own: rsync's delta algorithm
+    // (DFS Replication's RDC in the lab's terms) copies the export to a second directory
+    // whenever the study waits for the replicas to agree, and the bytes rsync sent are
+    // the replica link's counter.
     let pid = g.pid;
     let hooked = out.path().join("hooked");
+    let replica = out.path().join("replica");
+    let counts = out.path().join("replica-bytes");
+    fs::create_dir(&replica).unwrap();
+    fs::write(&counts, "").unwrap();
+    let (export, replica_s, counts_s) = (
+        g.export.display().to_string(),
+        replica.display().to_string(),
+        counts.display().to_string(),
+    );
+    let sync = format!(
+        "rsync -aI --no-whole-file --delete --stats {export}/ {replica_s}/ | sed -n 's/^Total bytes sent: //p' | tr -d , >> {counts_s}"
+    );
+    let bytes = format!("awk '{{s += $1}} END {{print s + 0}}' {counts_s}");
     let o = run_env(
         &[
             "study",
@@ -628,6 +645,10 @@ fn nfs_every_operation_verifies_against_ganesha() {
             &format!("failover=kill -STOP {pid} && sleep 1 && kill -CONT {pid} && echo paused"),
             "--hook",
             &format!("restore=kill -0 {pid} && echo back"),
+            "--hook",
+            &format!("replica-sync={sync}"),
+            "--hook",
+            &format!("replica-bytes={bytes}"),
             "--out",
             hooked.to_str().unwrap(),
         ],
@@ -659,6 +680,32 @@ fn nfs_every_operation_verifies_against_ganesha() {
         |name: &str| fs::read_to_string(hooked.join(format!("steps/failover.hook-{name}.log")));
     assert_eq!(log("failover").unwrap(), "paused\n");
     assert_eq!(log("restore").unwrap(), "back\n");
+    // The new 16 MiB file crossed whole, its 1% change as a delta: more than the bytes
+    // changed, far less than the file.
+    let mib = |name: &str| figure(name)["value"].as_f64().unwrap();
+    let (changed, full, delta) = (mib("changed"), mib("full-copy"), mib("replication"));
+    assert!((16.0..17.0).contains(&full), "full copy {full} MiB: {st}");
+    assert!(
+        changed > 0.0 && delta >= changed && delta < full / 4.0,
+        "changed {changed}, replication {delta} MiB: {st}"
+    );
+    let syncs = fs::read_to_string(&counts).unwrap();
+    assert_eq!(
+        syncs.lines().count(),
+        3,
+        "three waits for the replicas: {syncs}"
+    );
+    assert!(hooked
+        .join("steps/replication-traffic.hook-replica-sync-after-change.log")
+        .exists());
+    assert!(
+        stdout(&o)
+            .lines()
+            .any(|l| l.trim_start().starts_with("measured")
+                && l.contains(" replication-traffic: changed = ")),
+        "{}",
+        stdout(&o)
+    );
     assert_no_workdir(&g.export);
 }
 

@@ -20,6 +20,7 @@ pub mod operation;
 pub mod pattern;
 pub mod plan;
 pub mod plan_file;
+pub mod probe;
 pub mod ranks;
 pub mod record;
 pub mod run;

@@ -23,14 +23,10 @@ pub struct ProcessSet {
     #[serde(default)]
     pub pids: Vec<i32>,
     /// Or, for a server elsewhere, the user's command that prints its CPU seconds so far
-    /// (`sh -c`, at most `PROBE_LIMIT` a reading).
+    /// (`sh -c`, at most `probe::LIMIT` a reading).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
 }
-
-/// The longest a `command` reading may take; past it the command's process group is
-/// ended and the reading is unknown.
-pub const PROBE_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 impl ProcessSet {
     pub fn is_empty(&self) -> bool {
@@ -134,7 +130,7 @@ fn net_namespace(pid: &str) -> Option<u64> {
 /// reading.
 pub fn cpu_seconds(set: &ProcessSet) -> f64 {
     if let Some(command) = &set.command {
-        return probe(command);
+        return crate::probe::number(command);
     }
     if set.is_empty() {
         return 0.0;
@@ -154,47 +150,6 @@ pub fn cpu_seconds(set: &ProcessSet) -> f64 {
 /// The CPU seconds between two readings (never below 0); `None` when either is unknown.
 pub fn used(now: f64, then: f64) -> Option<f64> {
     (now.is_finite() && then.is_finite()).then(|| (now - then).max(0.0))
-}
-
-/// One reading of the user's `command`: the first word it prints, a number of seconds;
-/// NaN when it fails, prints no such number or overruns `PROBE_LIMIT`.
-fn probe(command: &str) -> f64 {
-    use std::io::Read;
-    use std::os::unix::process::CommandExt;
-    let Ok(mut child) = std::process::Command::new("sh")
-        .args(["-c", command])
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .process_group(0)
-        .spawn()
-    else {
-        return f64::NAN;
-    };
-    let started = std::time::Instant::now();
-    let done = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status.success(),
-            Ok(None) if started.elapsed() < PROBE_LIMIT => {
-                std::thread::sleep(std::time::Duration::from_millis(1));
-            }
-            _ => {
-                // Its whole group, by the PID this process started it as.
-                let pgid = nix::unistd::Pid::from_raw(child.id() as i32);
-                let _ = nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGKILL);
-                let _ = child.wait();
-                break false;
-            }
-        }
-    };
-    let mut text = String::new();
-    if let Some(out) = child.stdout.take() {
-        let _ = out.take(4096).read_to_string(&mut text);
-    }
-    match text.split_whitespace().next().map(str::parse::<f64>) {
-        Some(Ok(s)) if done && s.is_finite() && s >= 0.0 => s,
-        _ => f64::NAN,
-    }
 }
 
 /// (PID, CPU ticks) of every process in `set`, from a walk of /proc.

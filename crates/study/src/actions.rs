@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 /// How long a heal may take before the study gives up waiting.
 const HEAL_LIMIT: Duration = Duration::from_secs(300);
 /// Block size of the scattered change.
-const BLOCK: u64 = 64 << 10;
+pub(crate) const BLOCK: u64 = 64 << 10;
 
 /// When the crash happened, relative to when the crash thread started waiting, and what
 /// it did ("6 processes of replica2 killed").
@@ -67,7 +67,7 @@ pub fn restart_and_heal(host: &str) -> CliResult<String> {
     ))
 }
 
-fn m(step: &str, name: &str, value: f64, unit: &str, note: String) -> Measurement {
+pub(crate) fn m(step: &str, name: &str, value: f64, unit: &str, note: String) -> Measurement {
     Measurement {
         step: step.into(),
         name: name.into(),
@@ -140,6 +140,16 @@ pub fn after_failover(
     ])
 }
 
+/// Fills `buf` with the next bytes of the xorshift stream whose state is `x`.
+pub(crate) fn fill_random(buf: &mut [u8], x: &mut u64) {
+    for chunk in buf.chunks_exact_mut(8) {
+        *x ^= *x << 13;
+        *x ^= *x >> 7;
+        *x ^= *x << 17;
+        chunk.copy_from_slice(&x.to_le_bytes());
+    }
+}
+
 /// A file of `size` bytes of pseudo-random data (xorshift, seeded).
 fn write_random(path: &Path, size: u64, seed: u64) -> std::io::Result<()> {
     let mut f = std::fs::File::create(path)?;
@@ -147,17 +157,21 @@ fn write_random(path: &Path, size: u64, seed: u64) -> std::io::Result<()> {
     let mut buf = vec![0u8; 1 << 20];
     let mut left = size;
     while left > 0 {
-        for chunk in buf.chunks_exact_mut(8) {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            chunk.copy_from_slice(&x.to_le_bytes());
-        }
+        fill_random(&mut buf, &mut x);
         let n = left.min(buf.len() as u64) as usize;
         f.write_all(&buf[..n])?;
         left -= n as u64;
     }
     f.sync_all()
+}
+
+/// The offsets of the 64 KiB blocks (`BLOCK`) a change of `pct` percent of a `size` file
+/// overwrites, spread evenly; at least one.
+pub(crate) fn changed_blocks(size: u64, pct: f64) -> impl Iterator<Item = u64> {
+    let blocks = size / BLOCK;
+    let n = ((blocks as f64 * pct / 100.0).round() as u64).clamp(1, blocks.max(1));
+    let step = (blocks / n).max(1);
+    (0..n).map(move |i| i * step * BLOCK)
 }
 
 /// Overwrites `pct` percent of `path`'s 64 KiB blocks, spread evenly, with new bytes;
@@ -168,12 +182,9 @@ fn change_blocks(path: &Path, pct: f64) -> std::io::Result<u64> {
         .write(true)
         .open(path)?;
     let size = f.metadata()?.len();
-    let blocks = size / BLOCK;
-    let n = ((blocks as f64 * pct / 100.0).round() as u64).clamp(1, blocks.max(1));
-    let step = (blocks / n).max(1);
     let mut buf = vec![0u8; BLOCK as usize];
-    for i in 0..n {
-        let off = i * step * BLOCK;
+    let mut changed = 0;
+    for off in changed_blocks(size, pct) {
         f.seek(SeekFrom::Start(off))?;
         let got = f.read(&mut buf)?;
         for b in &mut buf[..got] {
@@ -181,9 +192,10 @@ fn change_blocks(path: &Path, pct: f64) -> std::io::Result<u64> {
         }
         f.seek(SeekFrom::Start(off))?;
         f.write_all(&buf[..got])?;
+        changed += BLOCK;
     }
     f.sync_all()?;
-    Ok(n * BLOCK)
+    Ok(changed)
 }
 
 fn same_bytes(a: &Path, b: &Path) -> std::io::Result<bool> {

@@ -96,6 +96,24 @@ pub fn roles(study: &Study) -> String {
          or in a file: --targets FILE.toml ([roles.NAME] with target and description)",
         study.name
     );
+    let _ = writeln!(
+        out,
+        "\nOn your own system, what the lab does itself takes your commands (--hook NAME=COMMAND):"
+    );
+    for (name, what) in crate::hooks::KNOWN {
+        let steps: Vec<&str> = study
+            .steps
+            .iter()
+            .filter(|s| s.action.as_ref().is_some_and(|a| a.hooks().contains(&name)))
+            .map(|s| s.id.as_str())
+            .collect();
+        let by = match steps.is_empty() {
+            true if name == crate::hooks::SERVER_CPU => "any step".to_string(),
+            true => continue,
+            false => format!("step {}", steps.join(", ")),
+        };
+        let _ = writeln!(out, "  {name} ({by}): {what}");
+    }
     out
 }
 
@@ -127,5 +145,18 @@ mod tests {
             "a study without roles"
         );
         assert!(list(&all).contains("Roles (map them"));
+        // The hooks a study's steps take on the user's system, by step.
+        let (s, _) = crate::find("dfs-nfs-vs-smb").unwrap();
+        let text = roles(&s);
+        for needle in [
+            "  failover (step failover): ",
+            "  restore (step failover): ",
+            "  replica-bytes (step replication-traffic): ",
+            "  replica-sync (step replication-traffic): ",
+            "  server-cpu (any step): ",
+        ] {
+            assert!(text.contains(needle), "{needle}: {text}");
+        }
+        assert!(!roles(&crate::find("small-files").unwrap().0).contains("  failover ("));
     }
 }

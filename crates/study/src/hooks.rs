@@ -4,7 +4,10 @@
 //! (the lab restarts it and waits for the heal). Each runs through `sh -c`, in a process
 //! group of its own, bounded in time, its output kept beside the step's directory.
 //! `server-cpu` prints a mapped server's CPU seconds so far, read before and after each
-//! measurement as the lab reads its servers' (`sharebench_core::server_cpu`). Not:
+//! measurement as the lab reads its servers' (`sharebench_core::server_cpu`);
+//! `replica-bytes` prints the bytes the replica link has carried and `replica-sync` waits
+//! until the replicas agree, for the replication traffic the lab reads off its own wire
+//! (`replication_hooks`). Not:
 //! deciding when a hook runs (the runner does), nor the lab's own actions (`actions`).
 
 use std::os::unix::fs::OpenOptionsExt;
@@ -14,7 +17,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// The hooks a study may ask for, with what each must do.
-pub const KNOWN: [(&str, &str); 3] = [
+pub const KNOWN: [(&str, &str); 5] = [
     (
         "failover",
         "takes a replica of the mapped system down mid-run (as the lab kills replica2)",
@@ -27,7 +30,20 @@ pub const KNOWN: [(&str, &str); 3] = [
         SERVER_CPU,
         "prints the CPU seconds the mapped role's server has used so far (SHAREBENCH_ROLE names the role); run before and after each measurement, at most 10 s each",
     ),
+    (
+        REPLICA_BYTES,
+        "prints the bytes the link between the replicas has carried so far (a counter of the replica's interface, say); read before and after each replication, at most 10 s each",
+    ),
+    (
+        REPLICA_SYNC,
+        "returns once the replicas hold the same data again (DFS Replication's backlog empty, say); the replication traffic step waits on it",
+    ),
 ];
+
+/// The hook that reads the replica link's byte counter.
+pub const REPLICA_BYTES: &str = "replica-bytes";
+/// The hook that waits until the replicas are in sync.
+pub const REPLICA_SYNC: &str = "replica-sync";
 
 /// The hook that reads a mapped server's CPU.
 pub const SERVER_CPU: &str = "server-cpu";

@@ -15,6 +15,7 @@ pub mod check;
 pub mod hooks;
 pub mod lab_guard;
 pub mod page;
+pub mod replication_hooks;
 pub mod roles;
 pub mod run;
 pub mod runner;

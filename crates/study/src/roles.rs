@@ -292,17 +292,18 @@ pub fn play(study: &Study, step: &Step, line_targets: &[String], mapping: &Mappi
         }
     }
     if missing.is_empty() {
-        if step.action.is_some() && !lab {
+        if let Some(action) = step.action.as_ref().filter(|_| !lab) {
             // The user's system: the lab's action becomes the user's hooks.
-            let needed = ["failover", "restore"];
-            let absent: Vec<String> = needed
+            let absent: Vec<String> = action
+                .hooks()
                 .iter()
                 .filter(|h| !mapping.hooks.contains_key(**h))
                 .map(|h| format!("--hook {h}=..."))
                 .collect();
             if !absent.is_empty() {
                 return Play::NotRun(format!(
-                    "its failover needs the lab or your commands: give {}",
+                    "its {} needs the lab or your commands: give {}",
+                    action.what(),
                     absent.join(" and ")
                 ));
             }
@@ -496,6 +497,47 @@ run = "/tmp -i write"
             play(&s, &s.steps[0], &[], &m),
             Play::Run { lab: true, .. }
         ));
+    }
+
+    #[test]
+    fn replication_traffic_on_a_mapped_role_takes_the_users_hooks() {
+        let text = STUDY.replace(
+            "[[steps]]\nid = \"lab-only\"",
+            "[[steps]]\nid = \"traffic\"\ntitle = \"R\"\ntargets = [\"linux\"]\naction = { kind = \"replication-traffic\", size = \"1m\", change_pct = 1.0 }\n[[steps]]\nid = \"lab-only\"",
+        );
+        let s = Study::parse(&text).unwrap();
+        let step = &s.steps[1];
+        assert_eq!(step.id, "traffic");
+        // The lab's own traffic, without a mapping.
+        assert!(matches!(
+            play(&s, step, &[], &Mapping::default()),
+            Play::Run { lab: true, .. }
+        ));
+        let mut m = Mapping::default();
+        m.add_arg("linux=/mnt/lin").unwrap();
+        assert_eq!(
+            play(&s, step, &[], &m),
+            Play::NotRun("its replication traffic needs the lab or your commands: give --hook replica-bytes=... and --hook replica-sync=...".into())
+        );
+        m.hooks.insert("replica-bytes".into(), "cat /c".into());
+        m.hooks.insert("replica-sync".into(), "true".into());
+        assert_eq!(
+            play(&s, step, &[], &m),
+            Play::Run {
+                names: vec!["linux".into()],
+                targets: vec!["/mnt/lin".into()],
+                lab: false,
+                one_at_a_time: false,
+            }
+        );
+        // One role, and no run line beside the action.
+        let two = text.replace(
+            "targets = [\"linux\"]\naction",
+            "targets = [\"linux\", \"windows\"]\naction",
+        );
+        assert!(Study::parse(&two)
+            .unwrap_err()
+            .contains("a replication-traffic action on one role"));
     }
 
     #[test]

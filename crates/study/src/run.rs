@@ -41,8 +41,11 @@ pub struct StepRun {
 /// What a study run does with each of its steps.
 pub enum StepPlan {
     Run(Box<StepRun>),
-    /// A step that only takes a lab action.
-    Action,
+    /// A step that only takes an action: the lab's, or on the user's system (`mapped`: its
+    /// role's target) through the user's hooks.
+    Action {
+        mapped: Option<String>,
+    },
     /// Not run in this run, and why (an unmapped role, a step only the lab can run).
     NotRun(String),
 }
@@ -79,7 +82,9 @@ pub fn plan(
         let Some(line) = &step.run else {
             runs.push(match roles::play(study, step, &[], mapping) {
                 Play::NotRun(why) => StepPlan::NotRun(why),
-                Play::Run { .. } => StepPlan::Action,
+                Play::Run { targets, lab, .. } => StepPlan::Action {
+                    mapped: targets.into_iter().next().filter(|_| !lab),
+                },
             });
             continue;
         };
@@ -119,7 +124,7 @@ pub fn plan(
     }
     let uses_lab = runs.iter().any(|r| match r {
         StepPlan::Run(r) => r.lab,
-        StepPlan::Action => true,
+        StepPlan::Action { mapped } => mapped.is_none(),
         StepPlan::NotRun(_) => false,
     });
     crate::lab_guard::check(study, uses_lab)?;
@@ -216,11 +221,11 @@ pub fn run(p: Prepared, out: &mut dyn Write) -> CliResult<()> {
         );
         let needs = base_needs.merged(step.lab.as_ref());
         let t0 = Instant::now();
-        let step_run = match &runs[k] {
-            StepPlan::Run(r) => Some(r.as_ref()),
-            _ => None,
+        let uses_lab = match &runs[k] {
+            StepPlan::Run(r) => r.lab,
+            StepPlan::Action { mapped } => mapped.is_none(),
+            StepPlan::NotRun(_) => false,
         };
-        let uses_lab = step_run.is_none_or(|r| r.lab);
         let result = (|| -> CliResult<StepStatus> {
             if uses_lab {
                 lab.ensure(&needs, out)?;
@@ -237,7 +242,7 @@ pub fn run(p: Prepared, out: &mut dyn Write) -> CliResult<()> {
                 blocks,
                 mapping: &mapping,
             };
-            run_step(step, step_run, at, &mut st, out)
+            run_step(step, &runs[k], at, &mut st, out)
         })();
         let s = st.step_mut(&step.id).expect("every step has a state");
         match unit.block {
@@ -500,6 +505,26 @@ enum Failover {
 }
 
 impl Failover {
+    /// A failover step's: by the lab on its own targets, else by the user's hooks; with
+    /// the records the run takes before it.
+    fn of(step: &Step, r: &StepRun, at: &StepAt) -> Option<(Failover, u64)> {
+        let Some(Action::Failover {
+            host,
+            after_records,
+        }) = &step.action
+        else {
+            return None;
+        };
+        let by = match r.lab {
+            true => Failover::Lab { host: host.clone() },
+            false => Failover::Hooks {
+                hooks: at.mapping.hooks.clone(),
+                sdir: at.sdir.to_path_buf(),
+            },
+        };
+        Some((by, *after_records))
+    }
+
     fn hook(hooks: &BTreeMap<String, String>, sdir: &Path, name: &str) -> Result<f64, String> {
         let command = hooks
             .get(name)
@@ -527,23 +552,56 @@ impl Failover {
     }
 }
 
+/// The replication-traffic step's figures: the lab's wire, or on the user's replicated
+/// share (`mapped`, its role's target) their hooks'.
+fn replication_traffic(
+    step: &str,
+    mapped: Option<&str>,
+    at: &StepAt,
+    size: &str,
+    change_pct: f64,
+) -> CliResult<Vec<crate::check::Measurement>> {
+    let Some(target) = mapped else {
+        return actions::replication_traffic(at.sdir, step, size, change_pct);
+    };
+    let on = crate::replication_hooks::Replicas {
+        target,
+        hooks: &at.mapping.hooks,
+        sdir: at.sdir,
+    };
+    crate::replication_hooks::traffic(&on, step, size, change_pct)
+}
+
 /// Runs one step: its run (in a thread of its own, beside the failover's if it has one),
 /// and its action.
 fn run_step(
     step: &Step,
-    step_run: Option<&StepRun>,
+    step_plan: &StepPlan,
     at: StepAt,
     st: &mut RunState,
     out: &mut dyn Write,
 ) -> CliResult<StepStatus> {
     if let Some(Action::ReplicationTraffic { size, change_pct }) = &step.action {
+        let mapped = match step_plan {
+            StepPlan::Action { mapped } => mapped.as_deref(),
+            _ => None,
+        };
         let size = crate::spec::substitute(size, at.vars).map_err(CliError::usage)?;
-        let found = actions::replication_traffic(at.sdir, &step.id, &size, *change_pct)?;
-        st.measurements.extend(found);
+        st.measurements.extend(replication_traffic(
+            &step.id,
+            mapped,
+            &at,
+            &size,
+            *change_pct,
+        )?);
         return Ok(StepStatus::Complete);
     }
-    let r = step_run
-        .ok_or_else(|| CliError::failed(format!("step {}: no run line to run", step.id)))?;
+    let StepPlan::Run(r) = step_plan else {
+        return Err(CliError::failed(format!(
+            "step {}: no run line to run",
+            step.id
+        )));
+    };
     if let Some(n) = step.clients.filter(|&n| n > 1) {
         // Its ranks measure a cut-off attempt again whole: nothing is carried over.
         return run_multi_client(n, r, at.sdir, at.mapping.hostfile.as_deref());
@@ -575,22 +633,7 @@ fn run_step(
         .map(|s| s.to_string())
         .chain(crate::spec::split_args(&r.line).unwrap_or_default())
         .collect();
-    let failover = match &step.action {
-        Some(Action::Failover {
-            host,
-            after_records,
-        }) => {
-            let by = match r.lab {
-                true => Failover::Lab { host: host.clone() },
-                false => Failover::Hooks {
-                    hooks: at.mapping.hooks.clone(),
-                    sdir: at.sdir.to_path_buf(),
-                },
-            };
-            Some((by, *after_records))
-        }
-        _ => None,
-    };
+    let failover = Failover::of(step, r, &at);
     let server_cpu = crate::hooks::server_cpu(at.mapping, &r.names);
     let done = AtomicBool::new(false);
     let taken = AtomicU64::new(0);

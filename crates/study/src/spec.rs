@@ -225,7 +225,8 @@ pub struct Step {
     pub alternate: Option<String>,
 }
 
-/// The lab actions a step can take.
+/// The lab actions a step can take; on a user's system (its role mapped) the user's
+/// hooks take them (`hooks`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Action {
@@ -235,6 +236,26 @@ pub enum Action {
     /// After a change of `change_pct` of a `size` file: bytes on the lab wire for a full
     /// copy, an rsync delta transfer and a Gluster heal.
     ReplicationTraffic { size: String, change_pct: f64 },
+}
+
+impl Action {
+    /// What the action is, for a line that says why a step did not run.
+    pub fn what(&self) -> &'static str {
+        match self {
+            Action::Failover { .. } => "failover",
+            Action::ReplicationTraffic { .. } => "replication traffic",
+        }
+    }
+
+    /// The hooks (`--hook NAME=...`) that take the action on a user's own system.
+    pub fn hooks(&self) -> [&'static str; 2] {
+        match self {
+            Action::Failover { .. } => ["failover", "restore"],
+            Action::ReplicationTraffic { .. } => {
+                [crate::hooks::REPLICA_BYTES, crate::hooks::REPLICA_SYNC]
+            }
+        }
+    }
 }
 
 /// The headline: which targets the answer compares, on which step.
@@ -670,9 +691,14 @@ impl Study {
                 }
             }
             let traffic = matches!(step.action, Some(Action::ReplicationTraffic { .. }));
-            if !step.targets.is_empty() && (step.run.is_none() || traffic) {
+            let fits = match traffic {
+                // It writes and changes one file on one replicated share.
+                true => step.run.is_none() && step.targets.len() == 1,
+                false => step.run.is_some(),
+            };
+            if !step.targets.is_empty() && !fits {
                 return Err(format!(
-                    "step '{}': a step of roles needs a run line, and no replication-traffic action",
+                    "step '{}': a step of roles needs a run line, or a replication-traffic action on one role and no run line",
                     step.id
                 ));
             }
