@@ -77,6 +77,11 @@ pub struct RunArgs {
     #[arg(long, value_name = "SIZE", allow_hyphen_values = true, value_parser = parse_one_size, requires = "auto")]
     pub min_file: Option<u64>,
 
+    /// With --auto: sizes grow by N instead of doubling; 4 takes every other file and
+    /// record size of IOzone's grid (and the largest file), about a third of its cells
+    #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u64).range(2..=16), requires = "auto")]
+    pub size_factor: u64,
+
     /// With --auto: the largest file size (IOzone's -g)
     #[arg(long, value_name = "SIZE", allow_hyphen_values = true, value_parser = parse_one_size, requires = "auto")]
     pub max_file: Option<u64>,
@@ -738,16 +743,18 @@ fn iozone_cells(a: &RunArgs) -> CliResult<Vec<plan::Cell>> {
         if min_file > max_file {
             return Err(CliError::usage("--min-file is larger than --max-file"));
         }
-        return Ok(plan::auto_cells(
+        let grid = plan::Grid {
             min_file,
             max_file,
-            min_rec,
-            max_rec,
-            match (a.all_records, a.crossover) {
+            min_record: min_rec,
+            max_record: max_rec,
+            crossover: match (a.all_records, a.crossover) {
                 (true, _) => u64::MAX,
                 (false, c) => c.unwrap_or(plan::CROSSOVER),
             },
-        ));
+            factor: a.size_factor,
+        };
+        return Ok(grid.cells());
     }
     let files = a
         .file_sizes

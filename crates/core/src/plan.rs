@@ -55,22 +55,57 @@ pub fn auto_cells(
     max_record: u64,
     crossover: u64,
 ) -> Vec<Cell> {
-    let mut cells = Vec::new();
-    let mut file_size = min_file;
-    while file_size <= max_file {
-        let mut record_size = min_record;
-        while record_size <= max_record && record_size <= file_size {
-            if file_size <= crossover || record_size >= LARGE_RECORD {
-                cells.push(Cell {
-                    file_size,
-                    record_size,
-                });
-            }
-            record_size *= 2;
+    let grid = Grid {
+        min_file,
+        max_file,
+        min_record,
+        max_record,
+        crossover,
+        factor: 2,
+    };
+    grid.cells()
+}
+
+/// IOzone's auto-mode grid, its sizes growing by `factor` (IOzone's: 2). With a larger
+/// factor the largest file is still measured: the last size is `max_file` whether or not
+/// the factor lands on it.
+#[derive(Debug, Clone, Copy)]
+pub struct Grid {
+    pub min_file: u64,
+    pub max_file: u64,
+    pub min_record: u64,
+    pub max_record: u64,
+    pub crossover: u64,
+    pub factor: u64,
+}
+
+impl Grid {
+    pub fn cells(&self) -> Vec<Cell> {
+        let factor = self.factor.max(2);
+        let mut files = Vec::new();
+        let mut file_size = self.min_file;
+        while file_size <= self.max_file {
+            files.push(file_size);
+            file_size = file_size.saturating_mul(factor);
         }
-        file_size *= 2;
+        if files.last().is_some_and(|&l| l < self.max_file) {
+            files.push(self.max_file);
+        }
+        let mut cells = Vec::new();
+        for file_size in files {
+            let mut record_size = self.min_record;
+            while record_size <= self.max_record && record_size <= file_size {
+                if file_size <= self.crossover || record_size >= LARGE_RECORD {
+                    cells.push(Cell {
+                        file_size,
+                        record_size,
+                    });
+                }
+                record_size = record_size.saturating_mul(factor);
+            }
+        }
+        cells
     }
-    cells
 }
 
 /// Every pair of an explicit file size list and record size list where the record fits the
@@ -863,6 +898,55 @@ mod tests {
             record_size: 4 * KIB
         }));
         assert_eq!(cells.len(), 5 + 6 + 7 + 8 + 9 + 10 + 11 + 12 + 13 * 6);
+    }
+
+    #[test]
+    fn a_larger_factor_takes_every_other_size_and_keeps_the_largest_file() {
+        let grid = Grid {
+            min_file: 64 * KIB,
+            max_file: 32 * MIB,
+            min_record: AUTO_MIN_RECORD,
+            max_record: AUTO_MAX_RECORD,
+            crossover: CROSSOVER,
+            factor: 4,
+        };
+        let cells = grid.cells();
+        let files: std::collections::BTreeSet<u64> = cells.iter().map(|c| c.file_size).collect();
+        assert_eq!(
+            files.into_iter().collect::<Vec<_>>(),
+            [64 * KIB, 256 * KIB, MIB, 4 * MIB, 16 * MIB, 32 * MIB]
+        );
+        let of = |f: u64| -> Vec<u64> {
+            cells
+                .iter()
+                .filter(|c| c.file_size == f)
+                .map(|c| c.record_size >> 10)
+                .collect()
+        };
+        assert_eq!(of(64 * KIB), [4, 16, 64]);
+        assert_eq!(of(16 * MIB), [4, 16, 64, 256, 1024, 4096, 16384]);
+        // Over the crossover, no records under 64 KiB.
+        assert_eq!(of(32 * MIB), [64, 256, 1024, 4096, 16384]);
+        assert_eq!(cells.len(), 30);
+        // The quick main job's: files over 8 MiB without records under 64 KiB.
+        let lower = Grid {
+            crossover: 8 * MIB,
+            ..grid
+        };
+        assert_eq!(lower.cells().len(), 28);
+        // Factor 2 is IOzone's grid.
+        let doubling = Grid { factor: 2, ..grid }.cells();
+        assert_eq!(
+            doubling,
+            auto_cells(
+                64 * KIB,
+                32 * MIB,
+                AUTO_MIN_RECORD,
+                AUTO_MAX_RECORD,
+                CROSSOVER
+            )
+        );
+        assert_eq!(doubling.len(), 90);
     }
 
     #[test]
