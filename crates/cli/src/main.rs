@@ -104,6 +104,11 @@ fn main() {
             }
         }
     };
+    // A bad pace of progress lines is refused before anything runs.
+    if let Err(e) = sharebench_session::progress::line_every() {
+        say(&format!("sharebench: error: {e}"));
+        std::process::exit(2);
+    }
     let result: Result<(), CliError> = match cli.command {
         Command::Run(args) => with_ranks(|c| run_cmd::main(*args, c)),
         Command::Iozone { args } => with_ranks(|c| iozone::main(&args, c)),

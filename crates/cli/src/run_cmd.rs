@@ -31,6 +31,8 @@ use std::path::PathBuf;
       a 1,800-file web tree copied as rsync -a does (needs `sharebench lab up`)
 
 Then: sharebench report RESULTS_DIR --out REPORT_DIR (report.html, results.xlsx).
+Without a terminal (CI logs, nohup), progress comes as a line every 10 s; set
+SHAREBENCH_PROGRESS_EVERY=SECONDS for another pace, or --quiet for none.
 Operations: docs/methods/operations.md; statistics: docs/methods/statistics.md.")]
 pub struct RunArgs {
     /// Where the I/O goes: directories (local, tmpfs, kernel or FUSE mounts), null://,

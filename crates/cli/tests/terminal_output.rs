@@ -1,13 +1,15 @@
 //! What a run says on the way and at its end when nobody watches a terminal (CI logs,
-//! nohup): progress lines every 10 s on stderr, none with --quiet; where the results
+//! nohup): progress lines on stderr (every 10 s, or SHAREBENCH_PROGRESS_EVERY), none with
+//! --quiet, a bad pace refused; where the results
 //! are and what to do next; where --keep-files left the files.
 
 mod common;
 use common::*;
 
-/// A run of about 12 s (three samples of at least 4 s) on a tmpfs directory, output
-/// piped as in a CI log.
-fn twelve_seconds(extra: &[&str]) -> (std::process::Output, tempfile::TempDir) {
+/// A run of about 3 s (three samples of at least 1 s) on a tmpfs directory, output piped
+/// as in a CI log, with a progress line asked for every second
+/// (`SHAREBENCH_PROGRESS_EVERY`, 10 s when not set).
+fn three_seconds(extra: &[&str]) -> (std::process::Output, tempfile::TempDir) {
     let t = shm_dir();
     let out = t.path().join("r");
     let mut args = vec![
@@ -21,7 +23,7 @@ fn twelve_seconds(extra: &[&str]) -> (std::process::Output, tempfile::TempDir) {
         "--reps",
         "3",
         "--min-sample-time",
-        "4s",
+        "1s",
         "--out",
         out.to_str().unwrap(),
     ];
@@ -29,14 +31,18 @@ fn twelve_seconds(extra: &[&str]) -> (std::process::Output, tempfile::TempDir) {
     let target = t.path().join("target");
     std::fs::create_dir(&target).unwrap();
     args.push(target.to_str().unwrap());
-    let o = run(&args);
+    let o = bin()
+        .env("SHAREBENCH_PROGRESS_EVERY", "1")
+        .args(&args)
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     (o, t)
 }
 
 #[test]
 fn without_a_terminal_progress_comes_as_lines() {
-    let (o, t) = twelve_seconds(&["--keep-files"]);
+    let (o, t) = three_seconds(&["--keep-files"]);
     let err = stderr(&o);
     let lines: Vec<&str> = err.lines().filter(|l| l.contains("% of ")).collect();
     assert!(!lines.is_empty(), "no progress line in: {err}");
@@ -63,9 +69,34 @@ fn without_a_terminal_progress_comes_as_lines() {
 
 #[test]
 fn quiet_says_nothing_on_the_way() {
-    let (o, _t) = twelve_seconds(&["--quiet"]);
+    let (o, _t) = three_seconds(&["--quiet"]);
     let err = stderr(&o);
     assert!(!err.contains("% of "), "{err}");
+}
+
+#[test]
+fn a_bad_pace_of_progress_lines_is_one_line_before_anything_runs() {
+    let t = shm_dir();
+    for bad in ["0", "ten", "1.5", "99999"] {
+        let o = bin()
+            .env("SHAREBENCH_PROGRESS_EVERY", bad)
+            .args(["run", "-i", "write", "--file-sizes", "64k", "--reps", "1"])
+            .arg(t.path())
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{bad}: {}", stderr(&o));
+        assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains("SHAREBENCH_PROGRESS_EVERY"),
+            "{}",
+            stderr(&o)
+        );
+        assert_eq!(
+            std::fs::read_dir(t.path()).unwrap().count(),
+            0,
+            "{bad}: something ran"
+        );
+    }
 }
 
 /// A target name read back from an input's records cannot drive the terminal: escape
@@ -82,6 +113,8 @@ fn control_characters_from_inputs_never_reach_the_terminal_raw() {
         "write",
         "--file-sizes",
         "64k",
+        "--reps",
+        "3",
         "--quiet",
         "--out",
         out.to_str().unwrap(),

@@ -66,9 +66,9 @@ pub fn auto_cells(
     grid.cells()
 }
 
-/// IOzone's auto-mode grid, its sizes growing by `factor` (IOzone's: 2). With a larger
-/// factor the largest file is still measured: the last size is `max_file` whether or not
-/// the factor lands on it.
+/// IOzone's auto-mode grid, its sizes growing by `factor` (IOzone's: 2, which is IOzone's
+/// grid exactly). With a larger factor the largest file is still measured: the last size is
+/// `max_file` whether or not the factor lands on it.
 #[derive(Debug, Clone, Copy)]
 pub struct Grid {
     pub min_file: u64,
@@ -86,9 +86,12 @@ impl Grid {
         let mut file_size = self.min_file;
         while file_size <= self.max_file {
             files.push(file_size);
-            file_size = file_size.saturating_mul(factor);
+            let Some(next) = file_size.checked_mul(factor) else {
+                break;
+            };
+            file_size = next;
         }
-        if files.last().is_some_and(|&l| l < self.max_file) {
+        if factor > 2 && files.last().is_some_and(|&l| l < self.max_file) {
             files.push(self.max_file);
         }
         let mut cells = Vec::new();
@@ -101,7 +104,10 @@ impl Grid {
                         record_size,
                     });
                 }
-                record_size = record_size.saturating_mul(factor);
+                let Some(next) = record_size.checked_mul(factor) else {
+                    break;
+                };
+                record_size = next;
             }
         }
         cells
@@ -934,7 +940,27 @@ mod tests {
             ..grid
         };
         assert_eq!(lower.cells().len(), 28);
-        // Factor 2 is IOzone's grid.
+        // Factor 2 is IOzone's grid: doubling, and a largest file off the doubling is not
+        // added (IOzone -a -n 64k -g 100m ends at 64 MiB).
+        let odd = Grid {
+            max_file: 100 * MIB,
+            factor: 2,
+            ..grid
+        };
+        assert_eq!(
+            odd.cells().iter().map(|c| c.file_size).max(),
+            Some(64 * MIB)
+        );
+        let huge = Grid {
+            max_file: u64::MAX,
+            max_record: u64::MAX,
+            min_file: u64::MAX / 2,
+            ..grid
+        };
+        assert!(
+            huge.cells().len() < 100,
+            "sizes stop where they would overflow"
+        );
         let doubling = Grid { factor: 2, ..grid }.cells();
         assert_eq!(
             doubling,

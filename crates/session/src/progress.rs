@@ -1,5 +1,6 @@
 //! Progress with ETA on stderr, in bytes (or load points): a bar on a terminal; without
-//! one (CI logs, nohup), a plain line every `LINE_EVERY`; nothing with `--quiet`.
+//! one (CI logs, nohup), a plain line every 10 s (`SHAREBENCH_PROGRESS_EVERY` seconds);
+//! nothing with `--quiet`.
 //! A run goes round by round (repetitions outermost), and within a round its bytes do not
 //! stand for its time: small files and records take the time, large files the bytes. So no
 //! time left is guessed before the first round is done; after it, whole rounds set the pace.
@@ -9,8 +10,26 @@ use std::io::{IsTerminal, Write};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// How often a line is printed when stderr is not a terminal.
+/// How often a line is printed when stderr is not a terminal, unless `EVERY_VAR` says.
 const LINE_EVERY: Duration = Duration::from_secs(10);
+
+/// The environment variable that sets the seconds between progress lines.
+pub const EVERY_VAR: &str = "SHAREBENCH_PROGRESS_EVERY";
+
+/// The time between progress lines: `EVERY_VAR`'s whole seconds (1 to 3600), or 10 s when
+/// it is not set; an error names a bad value (checked before a run starts).
+pub fn line_every() -> Result<Duration, String> {
+    let Some(text) = std::env::var_os(EVERY_VAR) else {
+        return Ok(LINE_EVERY);
+    };
+    let text = text.to_string_lossy();
+    match text.trim().parse::<u64>() {
+        Ok(s) if (1..=3600).contains(&s) => Ok(Duration::from_secs(s)),
+        _ => Err(format!(
+            "{EVERY_VAR}='{text}': give the seconds between progress lines, a whole number from 1 to 3600"
+        )),
+    }
+}
 
 pub struct Progress {
     bar: Option<ProgressBar>,
@@ -48,6 +67,7 @@ struct Lines {
     done: u64,
     started: Instant,
     last: Instant,
+    every: Duration,
 }
 
 fn mins_secs(d: Duration) -> String {
@@ -137,6 +157,7 @@ impl Progress {
                     done: 0,
                     started: now,
                     last: now,
+                    every: line_every().unwrap_or(LINE_EVERY),
                 })),
             };
         }
@@ -156,7 +177,7 @@ impl Progress {
         if let Some(lines) = &self.lines {
             if let Ok(mut l) = lines.lock() {
                 l.done += bytes;
-                if l.last.elapsed() >= LINE_EVERY {
+                if l.last.elapsed() >= l.every {
                     l.last = Instant::now();
                     let _ = writeln!(std::io::stderr(), "{}", l.line(what));
                 }
@@ -215,6 +236,7 @@ mod tests {
             done: 1 << 30,
             started: Instant::now() - Duration::from_secs(30),
             last: Instant::now(),
+            every: LINE_EVERY,
         };
         let line = l.line("write 16m/4k");
         assert!(

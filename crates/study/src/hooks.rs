@@ -36,7 +36,7 @@ pub const KNOWN: [(&str, &str); 5] = [
     ),
     (
         REPLICA_SYNC,
-        "returns once the replicas hold the same data again (DFS Replication's backlog empty, say); the replication traffic step waits on it",
+        "returns once the replicas hold the same data again (DFS Replication's backlog empty, say); the replication traffic step waits on it, at most 300 s each time",
     ),
 ];
 

@@ -73,7 +73,10 @@ impl Replicas<'_> {
         when: &str,
         change: impl FnOnce() -> std::io::Result<()>,
     ) -> CliResult<(f64, f64, f64)> {
-        change().map_err(fail)?;
+        change().map_err(|e| match sharebench_session::cancelled() {
+            true => CliError::interrupted("replication traffic: interrupted"),
+            false => fail(e),
+        })?;
         let secs = self.sync(when)?;
         let after = self.bytes()?;
         if after < before {
@@ -106,12 +109,28 @@ pub fn traffic(
     })?;
     let file = wd.file("replicated.bin");
     let found = measure(on, target.as_ref(), &file, step, size, change_pct);
-    // Ours, marked: gone whatever the measurement did.
-    let _ = target.unlink(&file);
-    let removed = wd.remove(target.as_ref());
-    let found = found?;
-    removed.map_err(|e| fail(format!("cannot remove {}: {e}", wd.path)))?;
-    Ok(found)
+    // Ours, marked (the marker is checked first): gone whatever the measurement did.
+    let removed = wd
+        .remove(target.as_ref())
+        .map_err(|e| format!("cannot remove {} on {}: {e}", wd.path, on.target));
+    match (found, removed) {
+        (Ok(found), Ok(())) => Ok(found),
+        (Ok(_), Err(left)) => Err(fail(left)),
+        (Err(e), Ok(())) => Err(e),
+        (Err(e), Err(left)) => Err(CliError {
+            message: format!("{}; {left}", e.message),
+            ..e
+        }),
+    }
+}
+
+/// Ctrl-C between the step's phases (and while the file is written) ends it, and its
+/// directory is removed.
+fn go_on() -> CliResult<()> {
+    match sharebench_session::cancelled() {
+        true => Err(CliError::interrupted("replication traffic: interrupted")),
+        false => Ok(()),
+    }
 }
 
 fn measure(
@@ -123,9 +142,11 @@ fn measure(
     change_pct: f64,
 ) -> CliResult<Vec<Measurement>> {
     on.sync("start")?;
+    go_on()?;
     let start = on.bytes()?;
     let (full, full_secs, after_write) =
         on.carried(start, "after-write", || write_new(target, file, size))?;
+    go_on()?;
     let mut changed = 0;
     let (delta, delta_secs, _) = on.carried(after_write, "after-change", || {
         changed = change(target, file, size, change_pct)?;
@@ -174,6 +195,12 @@ fn write_new(target: &dyn Backend, file: &str, size: u64) -> std::io::Result<()>
     let mut buf = vec![0u8; 1 << 20];
     let mut left = size;
     while left > 0 {
+        if sharebench_session::cancelled() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::Interrupted,
+                "interrupted",
+            ));
+        }
         fill_random(&mut buf, &mut x);
         let n = left.min(buf.len() as u64) as usize;
         backend::write_all(f.as_mut(), &buf[..n])?;

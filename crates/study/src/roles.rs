@@ -292,6 +292,22 @@ pub fn play(study: &Study, step: &Step, line_targets: &[String], mapping: &Mappi
         }
     }
     if missing.is_empty() {
+        let one_at_a_time = step
+            .targets
+            .iter()
+            .any(|r| mapping.switches.contains_key(r));
+        if one_at_a_time {
+            let what = match (&step.action, step.clients.is_some_and(|n| n > 1)) {
+                (Some(action), _) => Some(action.what()),
+                (None, true) => Some("multi-client step"),
+                (None, false) => None,
+            };
+            if let Some(what) = what {
+                return Play::NotRun(format!(
+                    "a switched role cannot take part in a {what}; run it without --switch"
+                ));
+            }
+        }
         if let Some(action) = step.action.as_ref().filter(|_| !lab) {
             // The user's system: the lab's action becomes the user's hooks.
             let absent: Vec<String> = action
@@ -326,15 +342,6 @@ pub fn play(study: &Study, step: &Step, line_targets: &[String], mapping: &Mappi
             return Play::NotRun(format!(
                 "it runs on {clients} client machines: give --hostfile FILE (one line per client), or --with-lab for the lab's client hosts"
             ));
-        }
-        let one_at_a_time = step
-            .targets
-            .iter()
-            .any(|r| mapping.switches.contains_key(r));
-        if one_at_a_time && (step.action.is_some() || step.clients.is_some_and(|n| n > 1)) {
-            return Play::NotRun(
-                "a switched role cannot take part in a failover or a multi-client step; run it without --switch".into(),
-            );
         }
         return Play::Run {
             names: step.targets.clone(),
@@ -530,6 +537,10 @@ run = "/tmp -i write"
                 one_at_a_time: false,
             }
         );
+        // A switched role is refused first, with what the step is.
+        m.switches.insert("linux".into(), "true".into());
+        assert!(matches!(play(&s, step, &[], &m),
+            Play::NotRun(w) if w.contains("cannot take part in a replication traffic")));
         // One role, and no run line beside the action.
         let two = text.replace(
             "targets = [\"linux\"]\naction",
@@ -537,7 +548,7 @@ run = "/tmp -i write"
         );
         assert!(Study::parse(&two)
             .unwrap_err()
-            .contains("a replication-traffic action on one role"));
+            .contains("a replication-traffic action takes no run line and at most one role"));
     }
 
     #[test]

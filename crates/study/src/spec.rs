@@ -691,14 +691,16 @@ impl Study {
                 }
             }
             let traffic = matches!(step.action, Some(Action::ReplicationTraffic { .. }));
-            let fits = match traffic {
-                // It writes and changes one file on one replicated share.
-                true => step.run.is_none() && step.targets.len() == 1,
-                false => step.run.is_some(),
-            };
-            if !step.targets.is_empty() && !fits {
+            if traffic && (step.run.is_some() || step.targets.len() > 1) {
+                // It writes and changes one file on one replicated share, and nothing else.
                 return Err(format!(
-                    "step '{}': a step of roles needs a run line, or a replication-traffic action on one role and no run line",
+                    "step '{}': a replication-traffic action takes no run line and at most one role",
+                    step.id
+                ));
+            }
+            if !step.targets.is_empty() && !traffic && step.run.is_none() {
+                return Err(format!(
+                    "step '{}': a step of roles needs a run line (or a replication-traffic action)",
                     step.id
                 ));
             }
