@@ -141,7 +141,7 @@ pub fn after_failover(
 }
 
 /// Fills `buf` with the next bytes of the xorshift stream whose state is `x`.
-pub(crate) fn fill_random(buf: &mut [u8], x: &mut u64) {
+fn fill_random(buf: &mut [u8], x: &mut u64) {
     for chunk in buf.chunks_exact_mut(8) {
         *x ^= *x << 13;
         *x ^= *x >> 7;
@@ -150,18 +150,29 @@ pub(crate) fn fill_random(buf: &mut [u8], x: &mut u64) {
     }
 }
 
-/// A file of `size` bytes of pseudo-random data (xorshift, seeded).
-fn write_random(path: &Path, size: u64, seed: u64) -> std::io::Result<()> {
-    let mut f = std::fs::File::create(path)?;
+/// `size` bytes of pseudo-random data (xorshift, seeded), handed to `write` a MiB at a
+/// time.
+pub(crate) fn random_bytes(
+    size: u64,
+    seed: u64,
+    mut write: impl FnMut(&[u8]) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let mut x = seed | 1;
     let mut buf = vec![0u8; 1 << 20];
     let mut left = size;
     while left > 0 {
         fill_random(&mut buf, &mut x);
         let n = left.min(buf.len() as u64) as usize;
-        f.write_all(&buf[..n])?;
+        write(&buf[..n])?;
         left -= n as u64;
     }
+    Ok(())
+}
+
+/// A file of `size` bytes of pseudo-random data.
+fn write_random(path: &Path, size: u64, seed: u64) -> std::io::Result<()> {
+    let mut f = std::fs::File::create(path)?;
+    random_bytes(size, seed, |chunk| f.write_all(chunk))?;
     f.sync_all()
 }
 

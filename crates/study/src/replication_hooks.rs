@@ -6,7 +6,7 @@
 //! the lab's version (`actions::replication_traffic`), which reads its own wire and
 //! compares the replicas' copies itself.
 
-use crate::actions::{changed_blocks, fill_random, m, BLOCK};
+use crate::actions::{changed_blocks, m, random_bytes, BLOCK};
 use crate::check::Measurement;
 use sharebench_core::backend::{self, Backend, OpenOptions};
 use sharebench_core::workdir::Workdir;
@@ -191,21 +191,15 @@ fn now_nanos() -> u128 {
 /// A new file of `size` pseudo-random bytes, flushed.
 fn write_new(target: &dyn Backend, file: &str, size: u64) -> std::io::Result<()> {
     let mut f = target.open(file, OpenOptions::create_new())?;
-    let mut x = 0x5eed_u64;
-    let mut buf = vec![0u8; 1 << 20];
-    let mut left = size;
-    while left > 0 {
+    random_bytes(size, 0x5eed, |chunk| {
         if sharebench_session::cancelled() {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::Interrupted,
                 "interrupted",
             ));
         }
-        fill_random(&mut buf, &mut x);
-        let n = left.min(buf.len() as u64) as usize;
-        backend::write_all(f.as_mut(), &buf[..n])?;
-        left -= n as u64;
-    }
+        backend::write_all(f.as_mut(), chunk)
+    })?;
     f.fsync()?;
     f.close()
 }

@@ -50,6 +50,17 @@ pub enum StepPlan {
     NotRun(String),
 }
 
+impl StepPlan {
+    /// Whether the lab must be up for it.
+    fn uses_lab(&self) -> bool {
+        match self {
+            StepPlan::Run(r) => r.lab,
+            StepPlan::Action { mapped } => mapped.is_none(),
+            StepPlan::NotRun(_) => false,
+        }
+    }
+}
+
 /// A study ready to run: read and checked, every run line a plan, its directory made (or,
 /// resumed, reopened) with the state saved there.
 pub struct Prepared<'a> {
@@ -122,11 +133,7 @@ pub fn plan(
             }
         });
     }
-    let uses_lab = runs.iter().any(|r| match r {
-        StepPlan::Run(r) => r.lab,
-        StepPlan::Action { mapped } => mapped.is_none(),
-        StepPlan::NotRun(_) => false,
-    });
+    let uses_lab = runs.iter().any(StepPlan::uses_lab);
     crate::lab_guard::check(study, uses_lab)?;
     Ok(runs)
 }
@@ -221,11 +228,7 @@ pub fn run(p: Prepared, out: &mut dyn Write) -> CliResult<()> {
         );
         let needs = base_needs.merged(step.lab.as_ref());
         let t0 = Instant::now();
-        let uses_lab = match &runs[k] {
-            StepPlan::Run(r) => r.lab,
-            StepPlan::Action { mapped } => mapped.is_none(),
-            StepPlan::NotRun(_) => false,
-        };
+        let uses_lab = runs[k].uses_lab();
         let result = (|| -> CliResult<StepStatus> {
             if uses_lab {
                 lab.ensure(&needs, out)?;
