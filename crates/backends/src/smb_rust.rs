@@ -1,11 +1,13 @@
 //! `smb://USER@HOST[:PORT]/SHARE/PATH`: SMB 3.1.1 through the pure-Rust `smb2` crate, the
 //! default SMB client: thread-safe and pipelined, unlike libsmbclient (issue 13). Each
 //! connection is a session of its own (TCP connection, NTLMv2 login, signing, tree
-//! connect) with a tokio current-thread runtime of its own; a worker takes one from a pool
-//! for each open file, so N workers are N concurrent clients, and a metadata call borrows
-//! one for its duration. Every call blocks on the connection's runtime from the calling
-//! thread. `--iodepth` keeps several READs and WRITEs on one file in flight on its
-//! connection (the crate matches replies by message id and grants credits).
+//! connect) with a tokio current-thread runtime of its own. A caller (a worker's thread, or
+//! a load lane: `sharebench_core::caller`) holds one connection, taken from a pool, for all
+//! its open files and calls, and gives it back when its last file closes: N workers are N
+//! concurrent clients, whatever number of files each holds open. Every call blocks on the
+//! connection's runtime from the calling thread. `--iodepth` keeps several READs and
+//! WRITEs on one file in flight on its connection (the crate matches replies by message id
+//! and grants credits).
 //!
 //! Only SMB 3.1.1 with a signed session is accepted: anything else is refused when the
 //! target is opened. Reads and writes are single READ/WRITE requests of at most the
@@ -23,6 +25,7 @@ use sharebench_core::backend::{
     tampered, unsupported, Backend, DirEntry, FileHandle, FileStat, FsStat, IoQueue, OpenOptions,
     Purge, PurgeRequest, QueuedIo, TargetInfo,
 };
+use sharebench_core::caller::{self, Caller};
 use smb2::client::connection::{Connection, FrameBytes};
 use smb2::msg::close::CloseRequest;
 use smb2::msg::create::{
@@ -43,7 +46,8 @@ use std::future::Future;
 use std::io;
 use std::ops::Range;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, UNIX_EPOCH};
 
 /// What records and manifests call this client.
@@ -160,7 +164,7 @@ impl Conn {
     /// Runs one call on this connection, bounded by [`CALL_TIMEOUT`]. The call may borrow
     /// from the caller (a WRITE its data): it is done before this returns.
     fn run<'f, T>(
-        &mut self,
+        &self,
         op: &str,
         what: &str,
         call: impl FnOnce(Tree, Connection) -> Pin<Box<dyn Future<Output = smb2::Result<T>> + 'f>>,
@@ -203,11 +207,13 @@ impl Drop for Conn {
     }
 }
 
-/// What every handle and call shares: how to connect, and the idle connections.
+/// What every handle and call shares: how to connect, the idle connections, and the
+/// connection each caller holds.
 struct Shared {
     config: ClientConfig,
     share: String,
     idle: Mutex<Vec<Conn>>,
+    leases: Mutex<HashMap<Caller, Weak<Lease>>>,
 }
 
 impl Shared {
@@ -216,11 +222,16 @@ impl Shared {
             config,
             share,
             idle: Mutex::new(Vec::new()),
+            leases: Mutex::new(HashMap::new()),
         })
     }
 
     fn idle(&self) -> MutexGuard<'_, Vec<Conn>> {
         self.idle.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn leases(&self) -> MutexGuard<'_, HashMap<Caller, Weak<Lease>>> {
+        self.leases.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     fn take(&self) -> io::Result<Conn> {
@@ -242,11 +253,55 @@ impl Shared {
         }
     }
 
-    fn with<T>(&self, f: impl FnOnce(&mut Conn) -> io::Result<T>) -> io::Result<T> {
-        let mut c = self.take()?;
-        let r = f(&mut c);
-        self.give(c);
-        r
+    /// The connection the calling caller holds, or one from the pool that it holds from
+    /// now on (for as long as something keeps the lease).
+    fn lease(self: &Arc<Self>) -> io::Result<Arc<Lease>> {
+        let me = caller::current();
+        let held = self.leases().get(&me).and_then(Weak::upgrade);
+        if let Some(l) = held.filter(|l| !l.broken.load(Ordering::Relaxed)) {
+            return Ok(l);
+        }
+        let l = Arc::new(Lease {
+            conn: Some(self.take()?),
+            shared: self.clone(),
+            broken: AtomicBool::new(false),
+        });
+        let mut leases = self.leases();
+        leases.retain(|_, w| w.strong_count() > 0);
+        leases.insert(me, Arc::downgrade(&l));
+        Ok(l)
+    }
+
+    /// Runs `f` on the caller's connection (a metadata call, no file kept open).
+    fn with<T>(self: &Arc<Self>, f: impl FnOnce(&Conn) -> io::Result<T>) -> io::Result<T> {
+        f(&**self.lease()?)
+    }
+}
+
+/// A connection held by one caller: its open files and its calls share it. Back in the
+/// idle pool when the last holder lets go, unless a call on it failed in a way that leaves
+/// it in doubt (a CLOSE that did not succeed).
+struct Lease {
+    /// `None` only while dropped.
+    conn: Option<Conn>,
+    shared: Arc<Shared>,
+    broken: AtomicBool,
+}
+
+impl std::ops::Deref for Lease {
+    type Target = Conn;
+    fn deref(&self) -> &Conn {
+        self.conn.as_ref().expect("lease holds its connection")
+    }
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        if let Some(c) = self.conn.take() {
+            if !self.broken.load(Ordering::Relaxed) {
+                self.shared.give(c);
+            }
+        }
     }
 }
 
@@ -679,7 +734,7 @@ impl SmbRustBackend {
     }
 
     /// Holds the directory `path` (just made at the target's root) open without
-    /// FILE_SHARE_DELETE, on a connection of its own, until `rmdir`: a rename or delete of
+    /// FILE_SHARE_DELETE, on the caller's connection, until `rmdir`: a rename or delete of
     /// it by anyone else (another SMB client, or a local process on a Windows server) then
     /// fails with a sharing violation, so the working directory cannot be swapped for a
     /// link or another directory under the run. SMB2 has no open relative to a directory
@@ -735,39 +790,40 @@ impl SmbRustBackend {
         }
     }
 
-    /// Sends the CREATE `req` for `p` on a connection of the pool: the open handle, which
-    /// owns that connection until it is closed, and the attributes the server gave.
+    /// Sends the CREATE `req` for `p` on the caller's connection: the open handle, which
+    /// holds that connection until it is closed, and the attributes the server gave.
     fn open_as(&self, p: String, req: CreateRequest, sync: bool) -> io::Result<(SmbRustFile, u32)> {
-        let mut conn = self.shared.take()?;
+        let conn = self.shared.lease()?;
         let tree_id = conn.tree_id();
-        match conn.run("open", &p, |_, c| Box::pin(open_file(c, tree_id, req))) {
-            Ok((file_id, attributes)) => {
-                let file = SmbRustFile {
-                    conn: Some(conn),
-                    shared: self.shared.clone(),
-                    file_id,
-                    path: p,
-                    pos: 0,
-                    read_max: self.read_max,
-                    write_max: self.write_max,
-                    sync,
-                };
-                Ok((file, attributes))
-            }
-            Err(e) => {
-                self.shared.give(conn);
-                Err(e)
-            }
-        }
+        let (file_id, attributes) =
+            conn.run("open", &p, |_, c| Box::pin(open_file(c, tree_id, req)))?;
+        let file = SmbRustFile {
+            conn: Some(conn),
+            file_id,
+            path: p,
+            pos: 0,
+            read_max: self.read_max,
+            write_max: self.write_max,
+            sync,
+        };
+        Ok((file, attributes))
     }
 }
 
 impl Backend for SmbRustBackend {
-    /// Opens the sessions `callers` concurrent callers will take (up to the pool's size):
-    /// made on demand, a session's NEGOTIATE, NTLM login and tree connect landed in the
-    /// first load point's latency (p99 10-16 ms at 400/s, 4-6 ms at the next points).
+    /// Opens the sessions `callers` concurrent callers will take (up to the pool's size)
+    /// that are not held yet (a load lane holds its connection from set-up, with its
+    /// files): made on demand, a session's NEGOTIATE, NTLM login and tree connect landed
+    /// in the first load point's latency (p99 10-16 ms at 400/s, 4-6 ms at the next points).
     fn expect_callers(&self, callers: usize) -> io::Result<()> {
-        let conns = (0..callers.min(MAX_IDLE))
+        let held = self
+            .shared
+            .leases()
+            .values()
+            .filter(|w| w.strong_count() > 0)
+            .count();
+        let idle = self.shared.idle().len();
+        let conns = (held + idle..callers.min(MAX_IDLE))
             .map(|_| self.shared.take())
             .collect::<io::Result<Vec<_>>>()?;
         conns.into_iter().for_each(|c| self.shared.give(c));
@@ -782,7 +838,7 @@ impl Backend for SmbRustBackend {
             fs_type: Some("smb3".into()),
             mount_point: Some(self.shown.clone()),
             mount_options: Some(format!(
-                "protocol=SMB3_11,signing=required({}),rsize={},wsize={},connection-per-open-file,nocache{}",
+                "protocol=SMB3_11,signing=required({}),rsize={},wsize={},connection-per-caller,nocache{}",
                 self.signing,
                 self.read_max,
                 self.write_max,
@@ -985,11 +1041,10 @@ impl Backend for SmbRustBackend {
     }
 }
 
-/// An open file, with the connection it was opened on.
+/// An open file, with the connection it was opened on (its caller's).
 struct SmbRustFile {
     /// `None` only after close.
-    conn: Option<Conn>,
-    shared: Arc<Shared>,
+    conn: Option<Arc<Lease>>,
     file_id: FileId,
     /// For error messages.
     path: String,
@@ -1000,12 +1055,13 @@ struct SmbRustFile {
 }
 
 impl SmbRustFile {
-    fn conn(&mut self) -> &mut Conn {
-        self.conn.as_mut().expect("smb file used after close")
+    fn conn(&self) -> &Conn {
+        self.conn.as_ref().expect("smb file used after close")
     }
 
+    /// Sends CLOSE and lets go of the connection; one whose CLOSE failed is not reused.
     fn close_now(&mut self) -> io::Result<()> {
-        let Some(mut c) = self.conn.take() else {
+        let Some(c) = self.conn.take() else {
             return Ok(());
         };
         let (tree_id, file_id) = (c.tree_id(), self.file_id);
@@ -1017,8 +1073,8 @@ impl SmbRustFile {
                 Box::new(CloseRequest { flags: 0, file_id }),
             ))
         });
-        if r.is_ok() {
-            self.shared.give(c);
+        if r.is_err() {
+            c.broken.store(true, Ordering::Relaxed);
         }
         r
     }
@@ -1212,7 +1268,7 @@ impl IoQueue for SmbQueue<'_> {
             return Err(io::Error::other("smb: no request in flight"));
         }
         let flight = &mut self.flight;
-        let rt = &self.file.conn.as_ref().expect("connection").rt;
+        let rt = &self.file.conn().rt;
         let (slot, write, out) = crate::inflight::wait_next(rt, flight, CALL_TIMEOUT, "smb")?;
         let op = if write { "write" } else { "read" };
         let res = match out {

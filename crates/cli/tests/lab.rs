@@ -234,6 +234,7 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
         network_targets_report_the_servers_fragmentation,
     );
     timed("load", load_curves_and_a_stall);
+    timed("smb-callers", smb_holds_a_connection_per_caller);
     timed("killed-server", a_killed_server_gives_up_its_target_only);
     timed("isolated", isolated_from_the_host_and_shaped);
     #[cfg(feature = "mpi")]
@@ -615,6 +616,56 @@ fn native_clients_check_every_byte_on_every_target() {
         let fuse = ["lab:gluster", "lab:smb-fuse"].contains(&r["target"].as_str().unwrap());
         assert_eq!(r["fuse_cpu_s"].as_f64().is_some(), fuse, "{r}");
     }
+}
+
+/// The smb2 client holds one connection per caller, not per open file: a load run of 4
+/// workers, each holding its 200 files open, is 4 clients to Samba (plus the run's own
+/// calls), as 4 machines' clients would be; one per file made 800 (and 800 smbds).
+fn smb_holds_a_connection_per_caller() {
+    // Connections Samba's namespace accepted (its servers' only other callers are the
+    // lab's own, which keep theirs).
+    let accepted = || {
+        let (ok, out) =
+            sh("ip netns exec sblab-replica1 awk '/^Tcp:/ { getline; print $7 }' /proc/net/snmp");
+        assert!(ok, "{out}");
+        out.trim().parse::<u64>().unwrap()
+    };
+    let scratch = shm_dir();
+    let before = accepted();
+    let o = run(&[
+        "run",
+        "-w",
+        "load",
+        "--mix",
+        "build",
+        "--threads",
+        "4",
+        "--rate-start",
+        "400",
+        "--points",
+        "1",
+        "--point-time",
+        "1s",
+        "-n",
+        "1",
+        "-o",
+        scratch.path().join("r").to_str().unwrap(),
+        "lab:smb",
+    ]);
+    assert!(o.status.success(), "load: {}", stderr(&o));
+    let opened = accepted() - before;
+    assert!(
+        (4..=20).contains(&opened),
+        "{opened} connections for 4 workers holding 800 files"
+    );
+    let info = manifest_target(&scratch.path().join("r"), "lab:smb");
+    assert!(
+        info["mount_options"]
+            .as_str()
+            .unwrap()
+            .contains("connection-per-caller"),
+        "{info}"
+    );
 }
 
 /// Another user of a share swaps the run's working directory, as soon as it appears, for

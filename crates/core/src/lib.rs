@@ -5,6 +5,7 @@
 
 pub mod backend;
 pub mod buffer;
+pub mod caller;
 pub mod cpu;
 pub mod disk_io;
 pub mod engine;

@@ -132,8 +132,10 @@ impl Runner for LoadRunner {
 }
 
 /// Makes every lane's directory under `base` (`w{worker}l{lane}`) and its files (not
-/// timed): the lanes of worker 0, then those of worker 1, and so on; then tells the
-/// target how many lanes will call it at once (`Backend::expect_callers`).
+/// timed): the lanes of worker 0, then those of worker 1, and so on, each acting as the
+/// caller it is when driven (`caller::acting_as`), so a client that keeps a connection per
+/// caller holds one per lane, not one per open file; then tells the target how many lanes
+/// will call it at once (`Backend::expect_callers`).
 fn make_lanes(w: &mut WorkloadRun, p: &LoadParams, base: &str) -> Result<Vec<Lane>, PassError> {
     w.phase = Operation::Setup;
     w.phase_detail = None;
@@ -147,7 +149,10 @@ fn make_lanes(w: &mut WorkloadRun, p: &LoadParams, base: &str) -> Result<Vec<Lan
             let seed = p.seed ^ (u64::from(w.rep) << 40) ^ (rank << 20) ^ n;
             let dir = format!("{base}/w{i}l{j}");
             let sync = w.plan.timing.sync;
-            lanes.push(Lane::make(w.backend(), &dir, &p.mix, seed, sync)?);
+            // Made as its lane, whose thread changes each point: one caller throughout.
+            let lane =
+                crate::caller::acting_as(n, || Lane::make(w.backend(), &dir, &p.mix, seed, sync))?;
+            lanes.push(lane);
         }
     }
     w.backend().expect_callers(lanes.len())?;
@@ -199,7 +204,9 @@ fn point(
             .enumerate()
             .map(|(n, lane)| {
                 let sched = &schedules[n / depth];
-                s.spawn(move || drive(b, mix, lane, sched, cancel))
+                s.spawn(move || {
+                    crate::caller::acting_as(n as u64, || drive(b, mix, lane, sched, cancel))
+                })
             })
             .collect();
         handles
