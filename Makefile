@@ -37,9 +37,10 @@ lint: deps
 	# No function over 120 lines outside tests (split it where its parts have names).
 	python3 scripts/long-functions.py crates/*/src
 
-# Every test: unit tests, then integration tests against tmpfs and loop-mounted images.
+# Every test: unit tests, integration tests against tmpfs and loop-mounted images, and the
+# lab's; those that use the lab take turns while the others run beside them (scripts/test.sh).
 test: deps lint
-	$(CARGO) test --release --locked --workspace $(FEATURES)
+	CARGO=$(CARGO) scripts/test.sh
 
 # Side-by-side ratios against fio, measured in one run.
 bench: build
