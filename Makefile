@@ -27,19 +27,14 @@ demo: build
 	$(BIN) lab down  # a lab left up (say, by a crash) would stop the study
 	$(BIN) study run dfs-nfs-vs-smb --scale quick --out $(DEMO_OUT)
 
+# fmt, clippy, plain cargo, no module cycles, no overlong functions (scripts/lint.sh).
 lint: deps
-	$(CARGO) fmt --all -- --check
-	$(CARGO) clippy --release --locked --all-targets $(FEATURES) -- -D warnings
-	# Plain cargo (no MPI feature) must build too: `cargo install --path crates/cli`.
-	$(CARGO) check --release --locked -p sharebench
-	# No module of core or report may use a module that uses it.
-	python3 scripts/module-cycles.py crates/core/src crates/report/src
-	# No function over 120 lines outside tests (split it where its parts have names).
-	python3 scripts/long-functions.py crates/*/src
+	CARGO=$(CARGO) scripts/lint.sh
 
-# Every test: unit tests, integration tests against tmpfs and loop-mounted images, and the
-# lab's; those that use the lab take turns while the others run beside them (scripts/test.sh).
-test: deps lint
+# The lint, then every test: unit tests, integration tests against tmpfs and loop-mounted
+# images, and the lab's; those that use the lab take turns while the lint's compiling checks
+# and the other tests run beside them (scripts/test.sh).
+test: deps
 	CARGO=$(CARGO) scripts/test.sh
 
 # Side-by-side ratios against fio, measured in one run.

@@ -1,53 +1,67 @@
 #!/usr/bin/env bash
-# The whole suite (make test): every test binary is built first, then two queues run side
-# by side. The machine has one lab, so the test files that bring it up, or that check no
-# lab namespace appears while they run (those calling no_lab_before_or_after or
-# lab_namespaces), take turns in one queue; every other test runs in the other, whose
-# output is printed when it ends. Lab tests mostly wait on servers and shaped links, which
-# leaves the CPUs to the rest. Exit 0 only when both queues pass.
+# The whole suite (make test): the lint and every test, in two queues side by side.
+#
+# The machine has one lab, so the test files that bring it up, or that check no lab
+# namespace appears while they run (those calling no_lab_before_or_after or
+# lab_namespaces), take turns in the lab queue, in the foreground. Lab tests mostly wait on
+# servers and shaped links, which leaves the CPUs to the other queue: the lint's compiling
+# checks (clippy, plain cargo), then every other test; its output is printed when the lab
+# queue is done. The lint's source checks and the build of every test binary come first
+# (a failure there stops everything at once). Exit 0 only when both queues pass.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-CARGO=${CARGO:-cargo}
-ARGS=(--release --locked)
-FEATURES=(--features sharebench/mpi)
-
-# Every invocation selects the whole workspace with the same features, so all of them use
+export CARGO=${CARGO:-cargo}
+# Every cargo test selects the whole workspace with the same features, so all of them use
 # the binaries built once; they differ only in the test targets they run.
-ARGS+=(--workspace "${FEATURES[@]}")
+ARGS=(--release --locked --workspace --features sharebench/mpi)
+
 lab_tests=()
-lab_names=()
 other_tests=()
 for f in crates/*/tests/*.rs; do
   name=$(basename "$f" .rs)
   if grep -qE 'no_lab_before_or_after|lab_namespaces\(' "$f"; then
-    lab_tests+=(--test "$name")
-    lab_names+=("$name")
+    lab_tests+=("$name")
   else
     other_tests+=(--test "$name")
   fi
 done
+# The studies first: of the lab tests they care least about CPU time, and the lint's
+# compiling checks run beside them.
+ordered=()
+for t in "${lab_tests[@]}"; do
+  if [ "$t" = study ]; then ordered=(study "${ordered[@]}"); else ordered+=("$t"); fi
+done
+lab_tests=("${ordered[@]}")
 
+scripts/lint.sh source
 $CARGO test "${ARGS[@]}" --no-run
 
 log=$(mktemp /tmp/sharebench-tests-XXXXXX.log)
 trap 'rm -f "$log"' EXIT
 start=$SECONDS
 (
-  # Unit tests, the integration tests that need no lab, doc tests.
-  $CARGO test "${ARGS[@]}" --lib --bins &&
+  scripts/lint.sh compile &&
+    # Unit tests, the integration tests that need no lab, doc tests.
+    $CARGO test "${ARGS[@]}" --lib --bins &&
     $CARGO test "${ARGS[@]}" "${other_tests[@]}" &&
     $CARGO test "${ARGS[@]}" --doc
-) >"$log" 2>&1 &
+) >"$log" 2>&1 || {
+  rc=$?
+  echo "== the lint or a test beside the lab queue failed (exit $rc); its output follows the lab tests'" >&2
+  exit $rc
+} &
 others=$!
 
 lab_rc=0
-echo "== tests that use the lab, one at a time: ${lab_names[*]}; the others run beside them" >&2
-$CARGO test "${ARGS[@]}" "${lab_tests[@]}" || lab_rc=$?
+echo "== lab tests, one at a time: ${lab_tests[*]}; the lint's compiling checks and the other tests run beside them" >&2
+for t in "${lab_tests[@]}"; do
+  $CARGO test "${ARGS[@]}" --test "$t" || lab_rc=$?
+done
 echo "== lab tests: exit $lab_rc after $((SECONDS - start)) s" >&2
 
 other_rc=0
 wait "$others" || other_rc=$?
-echo "== every other test (run beside them): exit $other_rc" >&2
+echo "== the lint and every other test (run beside them): exit $other_rc" >&2
 cat "$log"
-echo "== suite: lab tests exit $lab_rc, other tests exit $other_rc, $((SECONDS - start)) s" >&2
+echo "== suite: lab tests exit $lab_rc, lint and other tests exit $other_rc, $((SECONDS - start)) s" >&2
 [ "$lab_rc" = 0 ] && [ "$other_rc" = 0 ]
