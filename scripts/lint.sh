@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CARGO=${CARGO:-cargo}
+# The Makefile's FEATURES: the binary is built with multi-client (MPI) support.
+read -r -a FEATURES <<<"${FEATURES:---features sharebench/mpi}"
 what=${1:-all}
 
 if [ "$what" = all ] || [ "$what" = source ]; then
@@ -14,7 +16,7 @@ if [ "$what" = all ] || [ "$what" = source ]; then
   python3 scripts/long-functions.py crates/*/src
 fi
 if [ "$what" = all ] || [ "$what" = compile ]; then
-  $CARGO clippy --release --locked --all-targets --features sharebench/mpi -- -D warnings
+  $CARGO clippy --release --locked --all-targets "${FEATURES[@]}" -- -D warnings
   # Plain cargo (no MPI feature) must build too: `cargo install --path crates/cli`.
   $CARGO check --release --locked -p sharebench
 fi

@@ -5,15 +5,19 @@
 # namespace appears while they run (those calling no_lab_before_or_after or
 # lab_namespaces), take turns in the lab queue, in the foreground. Lab tests mostly wait on
 # servers and shaped links, which leaves the CPUs to the other queue: the lint's compiling
-# checks (clippy, plain cargo), then every other test; its output is printed when the lab
-# queue is done. The lint's source checks and the build of every test binary come first
+# checks (clippy, plain cargo, in a target directory of their own, target/lint, so that
+# their build never holds the lab queue's cargo waiting), then every other test; its output
+# is printed when the lab queue is done. Ctrl-C ends both queues. The lint's source checks and the build of every test binary come first
 # (a failure there stops everything at once). Exit 0 only when both queues pass.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO=${CARGO:-cargo}
+# The Makefile's FEATURES: the binary is built with multi-client (MPI) support.
+export FEATURES=${FEATURES:---features sharebench/mpi}
+read -r -a features <<<"$FEATURES"
 # Every cargo test selects the whole workspace with the same features, so all of them use
 # the binaries built once; they differ only in the test targets they run.
-ARGS=(--release --locked --workspace --features sharebench/mpi)
+ARGS=(--release --locked --workspace "${features[@]}")
 
 lab_tests=()
 other_tests=()
@@ -25,8 +29,15 @@ for f in crates/*/tests/*.rs; do
     other_tests+=(--test "$name")
   fi
 done
-# The studies first: of the lab tests they care least about CPU time, and the lint's
-# compiling checks run beside them.
+# `--test NAME` runs every crate's test of that name: a lab test's name must be its own.
+for t in "${lab_tests[@]}"; do
+  if [ "$(ls crates/*/tests/"$t".rs | wc -l)" != 1 ]; then
+    echo "test.sh: two crates have a test named '$t', one of them using the lab: rename one" >&2
+    exit 2
+  fi
+done
+# tests/study.rs first: of the lab tests it cares least about CPU time, and the lint's
+# compiling checks run beside it.
 ordered=()
 for t in "${lab_tests[@]}"; do
   if [ "$t" = study ]; then ordered=(study "${ordered[@]}"); else ordered+=("$t"); fi
@@ -37,10 +48,15 @@ scripts/lint.sh source
 $CARGO test "${ARGS[@]}" --no-run
 
 log=$(mktemp /tmp/sharebench-tests-XXXXXX.log)
-trap 'rm -f "$log"' EXIT
+others=
+# The other queue runs in a process group of its own (job control on), ended with the lab
+# queue on Ctrl-C or any exit.
+trap 'if [ -n "$others" ]; then kill -- -"$others" 2>/dev/null || true; fi; rm -f "$log"' EXIT
+trap 'exit 130' INT TERM
+set -m
 start=$SECONDS
 (
-  scripts/lint.sh compile &&
+  CARGO_TARGET_DIR=target/lint scripts/lint.sh compile &&
     # Unit tests, the integration tests that need no lab, doc tests.
     $CARGO test "${ARGS[@]}" --lib --bins &&
     $CARGO test "${ARGS[@]}" "${other_tests[@]}" &&
@@ -51,6 +67,7 @@ start=$SECONDS
   exit $rc
 } &
 others=$!
+set +m
 
 lab_rc=0
 echo "== lab tests, one at a time: ${lab_tests[*]}; the lint's compiling checks and the other tests run beside them" >&2
@@ -61,6 +78,7 @@ echo "== lab tests: exit $lab_rc after $((SECONDS - start)) s" >&2
 
 other_rc=0
 wait "$others" || other_rc=$?
+others=
 echo "== the lint and every other test (run beside them): exit $other_rc" >&2
 cat "$log"
 echo "== suite: lab tests exit $lab_rc, lint and other tests exit $other_rc, $((SECONDS - start)) s" >&2

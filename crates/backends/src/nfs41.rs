@@ -1,7 +1,7 @@
 //! `nfs://host[:port]/pseudo/path?version=4.1` (or `4.2`): a native NFSv4.1 client. Files
 //! (OPEN, READ, WRITE, COMMIT, CLOSE) go through sharebench's own data path (`wire.rs`,
-//! `wire_file.rs`: a connection and session per open file, spoken from the worker's
-//! thread); `client=nfs-rs` sends them through nfs-rs instead (`Nfs41File`, `queue.rs`).
+//! `wire_file.rs`: a connection and session per caller, a worker's thread or a load lane,
+//! spoken from the worker's thread); `client=nfs-rs` sends them through nfs-rs instead (`Nfs41File`, `queue.rs`).
 //! Lookups, mkdir, readdir and the other namespace calls always go through the pure-Rust
 //! nfs-rs crate (libnfs 4.0 has no NFSv4.1). `version=4.2` mounts the same way with minor
 //! version 2 (the operations sent are NFSv4.1's; a server answers them as a v4.2 server,
@@ -589,11 +589,11 @@ impl Backend for Nfs41Backend {
                 self.write_max,
                 match &self.wire {
                     Some(w) if w.nconnect > 1 => format!(
-                        "nconnect={},data:{}-connections-and-sessions-per-open-file,namespace:nfs-rs-one-session",
+                        "nconnect={},data:{}-connections-and-sessions-per-open-file-the-first-per-caller,namespace:nfs-rs-one-session",
                         w.nconnect, w.nconnect
                     ),
                     Some(_) => {
-                        "data:connection-and-session-per-open-file,namespace:nfs-rs-one-session"
+                        "data:connection-and-session-per-caller,namespace:nfs-rs-one-session"
                             .into()
                     }
                     None => "one-session-per-target".into(),

@@ -4,10 +4,10 @@
 //! connect) with a tokio current-thread runtime of its own. A caller (a worker's thread, or
 //! a load lane: `sharebench_core::caller`) holds one connection, taken from a pool, for all
 //! its open files and calls, and gives it back when its last file closes: N workers are N
-//! concurrent clients, whatever number of files each holds open. Every call blocks on the
-//! connection's runtime from the calling thread. `--iodepth` keeps several READs and
-//! WRITEs on one file in flight on its connection (the crate matches replies by message id
-//! and grants credits).
+//! concurrent clients, whatever number of files each holds open (a load worker's `--iodepth`
+//! lanes are a client each). Every call blocks on the connection's runtime from the
+//! calling thread. `--iodepth` keeps several READs and WRITEs on one file in flight on its
+//! connection (the crate matches replies by message id and grants credits).
 //!
 //! Only SMB 3.1.1 with a signed session is accepted: anything else is refused when the
 //! target is opened. Reads and writes are single READ/WRITE requests of at most the
@@ -113,6 +113,9 @@ struct Conn {
     client: Option<SmbClient>,
     conn: Option<Connection>,
     tree: Option<Tree>,
+    /// Set when a call timed out, the connection was lost, or a CLOSE failed: the
+    /// connection is in doubt, and is never handed out or pooled again.
+    broken: AtomicBool,
 }
 
 impl Conn {
@@ -158,6 +161,7 @@ impl Conn {
             client: Some(client),
             conn: Some(conn),
             tree: Some(tree),
+            broken: AtomicBool::new(false),
         })
     }
 
@@ -172,7 +176,7 @@ impl Conn {
         let tree = self.tree.clone().expect("connection in use after close");
         let conn = self.conn.clone().expect("connection in use after close");
         let fut = call(tree, conn);
-        match self
+        let got = match self
             .rt
             .block_on(async { tokio::time::timeout(CALL_TIMEOUT, fut).await })
         {
@@ -185,7 +189,27 @@ impl Conn {
                     CALL_TIMEOUT.as_secs()
                 ),
             )),
+        };
+        got.inspect_err(|e| self.doubt(e))
+    }
+
+    /// Marks the connection broken if `e` leaves it in doubt (no answer, or lost).
+    fn doubt(&self, e: &io::Error) {
+        use io::ErrorKind as K;
+        if matches!(
+            e.kind(),
+            K::TimedOut
+                | K::ConnectionAborted
+                | K::ConnectionReset
+                | K::BrokenPipe
+                | K::UnexpectedEof
+        ) {
+            self.broken.store(true, Ordering::Relaxed);
         }
+    }
+
+    fn is_broken(&self) -> bool {
+        self.broken.load(Ordering::Relaxed)
     }
 
     fn tree_id(&self) -> TreeId {
@@ -246,7 +270,12 @@ impl Shared {
         })
     }
 
+    /// Pools `c` for the next caller, unless it is broken or the pool is full (then it is
+    /// closed).
     fn give(&self, c: Conn) {
+        if c.is_broken() {
+            return;
+        }
         let mut idle = self.idle();
         if idle.len() < MAX_IDLE {
             idle.push(c);
@@ -258,13 +287,12 @@ impl Shared {
     fn lease(self: &Arc<Self>) -> io::Result<Arc<Lease>> {
         let me = caller::current();
         let held = self.leases().get(&me).and_then(Weak::upgrade);
-        if let Some(l) = held.filter(|l| !l.broken.load(Ordering::Relaxed)) {
+        if let Some(l) = held.filter(|l| !l.is_broken()) {
             return Ok(l);
         }
         let l = Arc::new(Lease {
             conn: Some(self.take()?),
             shared: self.clone(),
-            broken: AtomicBool::new(false),
         });
         let mut leases = self.leases();
         leases.retain(|_, w| w.strong_count() > 0);
@@ -278,14 +306,14 @@ impl Shared {
     }
 }
 
-/// A connection held by one caller: its open files and its calls share it. Back in the
-/// idle pool when the last holder lets go, unless a call on it failed in a way that leaves
-/// it in doubt (a CLOSE that did not succeed).
+/// A connection held by one caller: its open files and its calls share it. Given back
+/// when the last holder lets go (`Shared::give`: pooled, or closed if broken or the pool
+/// is full). Once it is broken, the caller's next open or call takes a new one; the files
+/// still on it fail.
 struct Lease {
     /// `None` only while dropped.
     conn: Option<Conn>,
     shared: Arc<Shared>,
-    broken: AtomicBool,
 }
 
 impl std::ops::Deref for Lease {
@@ -298,9 +326,7 @@ impl std::ops::Deref for Lease {
 impl Drop for Lease {
     fn drop(&mut self) {
         if let Some(c) = self.conn.take() {
-            if !self.broken.load(Ordering::Relaxed) {
-                self.shared.give(c);
-            }
+            self.shared.give(c);
         }
     }
 }
@@ -811,22 +837,28 @@ impl SmbRustBackend {
 }
 
 impl Backend for SmbRustBackend {
-    /// Opens the sessions `callers` concurrent callers will take (up to the pool's size)
-    /// that are not held yet (a load lane holds its connection from set-up, with its
-    /// files): made on demand, a session's NEGOTIATE, NTLM login and tree connect landed
-    /// in the first load point's latency (p99 10-16 ms at 400/s, 4-6 ms at the next points).
+    /// Opens, into the pool (at most its size), the sessions `callers` concurrent load
+    /// lanes will need beyond those they hold already (a lane holds its connection from
+    /// set-up, with its files): made on demand, a session's NEGOTIATE, NTLM login and tree
+    /// connect landed in the first load point's latency (p99 10-16 ms at 400/s, 4-6 ms at
+    /// the next points).
     fn expect_callers(&self, callers: usize) -> io::Result<()> {
-        let held = self
+        let lanes = self
             .shared
             .leases()
-            .values()
-            .filter(|w| w.strong_count() > 0)
+            .iter()
+            .filter(|(c, w)| matches!(c, Caller::Lane(_)) && w.strong_count() > 0)
             .count();
         let idle = self.shared.idle().len();
-        let conns = (held + idle..callers.min(MAX_IDLE))
-            .map(|_| self.shared.take())
-            .collect::<io::Result<Vec<_>>>()?;
-        conns.into_iter().for_each(|c| self.shared.give(c));
+        for _ in 0..callers.min(MAX_IDLE).saturating_sub(lanes + idle) {
+            let c = Conn::connect(&self.shared.config, &self.shared.share).map_err(|e| {
+                io::Error::new(
+                    io::ErrorKind::ConnectionRefused,
+                    format!("smb connect: {e}"),
+                )
+            })?;
+            self.shared.give(c);
+        }
         Ok(())
     }
 
@@ -1269,14 +1301,17 @@ impl IoQueue for SmbQueue<'_> {
         }
         let flight = &mut self.flight;
         let rt = &self.file.conn().rt;
-        let (slot, write, out) = crate::inflight::wait_next(rt, flight, CALL_TIMEOUT, "smb")?;
+        let (slot, write, out) = crate::inflight::wait_next(rt, flight, CALL_TIMEOUT, "smb")
+            .inspect_err(|e| self.file.conn().doubt(e))?;
         let op = if write { "write" } else { "read" };
         let res = match out {
             Err(e) => {
                 if self.slots[slot].is_empty() {
                     self.slots[slot] = vec![0xA5; self.slot_len];
                 }
-                Err(io_error(op, &self.file.path, e))
+                let e = io_error(op, &self.file.path, e);
+                self.file.conn().doubt(&e);
+                Err(e)
             }
             Ok(Done::Read(replies)) => {
                 let mut got = 0;

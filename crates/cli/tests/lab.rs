@@ -1023,7 +1023,7 @@ fn queued_clients_keep_four_requests_in_flight() {
 
 /// NFSv4.1: a small matrix with every byte checked, writes of every size (libnfs's NFSv4.0
 /// refused those over 3 KiB), cursor and positional I/O, fsync inside the clock; through
-/// sharebench's own data path (a connection and session per open file) and through nfs-rs
+/// sharebench's own data path (a connection and session per caller) and through nfs-rs
 /// (`client=nfs-rs`, one session). The lab's Ganesha announces no pNFS, so nfs-rs sends no
 /// LAYOUTGET.
 fn nfs4_matrix_through_both_data_paths() {
@@ -1033,7 +1033,7 @@ fn nfs4_matrix_through_both_data_paths() {
         (
             "lab:nfs4",
             "sharebench-nfs4.1",
-            "data:connection-and-session-per-open-file",
+            "data:connection-and-session-per-caller",
         ),
         (
             "lab:nfs4?client=nfs-rs",

@@ -459,7 +459,7 @@ fn nfs_every_operation_verifies_against_ganesha() {
     assert!(recs.iter().any(|r| r["iodepth"] == 8));
     assert_no_workdir(&g.export);
 
-    // NFSv4.1 (files through sharebench's own data path, a session per open file; the
+    // NFSv4.1 (files through sharebench's own data path, a session per caller; the
     // namespace through nfs-rs, every COMPOUND led by SEQUENCE): every operation verified,
     // writes of any size. This Ganesha announces itself as a pNFS metadata server (its
     // default); the data path asks for no layouts, nfs-rs's lookups need none.

@@ -1,19 +1,22 @@
-//! Open files over sharebench's own NFSv4.1 data path (`wire.rs`): each open file takes a
-//! connection of its own from a small pool, as the libnfs backend does, so workers never
-//! share one; OPEN, READ, WRITE, COMMIT, SETATTR of the size and CLOSE go over it, and
-//! `--iodepth` keeps up to a session's slots of them in flight. With `nconnect=N` a file
-//! takes N connections (each with its session; the open stateid is the client's, valid on
-//! all of them) and its queue spreads requests over them, as Linux's `nconnect` does. The namespace calls
-//! (lookups, mkdir, readdir, ...) stay with nfs-rs (`nfs41.rs`).
+//! Open files over sharebench's own NFSv4.1 data path (`wire.rs`): a caller (a worker's
+//! thread, or a load lane: `sharebench_core::caller`) holds one connection from a small
+//! pool for all its open files, so workers never share one and a worker holding many files
+//! open is still one client; OPEN, READ, WRITE, COMMIT, SETATTR of the size and CLOSE go
+//! over it, and `--iodepth` keeps up to a session's slots of them in flight (a file's queue
+//! takes the caller's connection for its lifetime). With `nconnect=N` a file also takes
+//! N-1 connections of its own (each with its session; the open stateid is the client's,
+//! valid on all of them) and its queue spreads requests over them, as Linux's `nconnect`
+//! does. The namespace calls (lookups, mkdir, readdir, ...) stay with nfs-rs (`nfs41.rs`).
 //! Not: a data cache (every read is a READ), delegations, locks.
 
 use super::wire::{self, args, Channel, StateId, WireClient};
 use super::xdr::Enc;
 use sharebench_core::backend::{FileHandle, IoQueue, QueuedIo};
-use std::collections::VecDeque;
+use sharebench_core::caller::{self, Caller};
+use std::collections::{HashMap, VecDeque};
 use std::io;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
 
 /// Idle connections kept for reuse (as the libnfs backend's pool).
@@ -24,11 +27,12 @@ const RENEW_AFTER: Duration = Duration::from_secs(15);
 /// Socket timeout while ending sessions on drop: a dead server is not waited for long.
 const GOODBYE_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// The data path a target's files share: the client ID, idle connections, and when the
-/// last call ended (for lease renewal).
+/// The data path a target's files share: the client ID, idle connections, the connection
+/// each caller holds, and when the last call ended (for lease renewal).
 pub(super) struct Wire {
     pub(super) client: WireClient,
     idle: Mutex<Vec<Channel>>,
+    held: Mutex<HashMap<Caller, Weak<Held>>>,
     /// `nfs4.1` or `nfs4.2`, for error messages.
     pub(super) label: &'static str,
     /// Session slots of a channel (what `--iodepth` may use).
@@ -70,6 +74,7 @@ impl Wire {
             slots: first.slots(),
             nconnect: nconnect.max(1),
             idle: Mutex::new(vec![first]),
+            held: Mutex::new(HashMap::new()),
             label,
             last_ms: AtomicU64::new(0),
             born: Instant::now(),
@@ -79,6 +84,10 @@ impl Wire {
     fn touch(&self) {
         self.last_ms
             .store(self.born.elapsed().as_millis() as u64, Ordering::Relaxed);
+    }
+
+    fn held(&self) -> MutexGuard<'_, HashMap<Caller, Weak<Held>>> {
+        self.held.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     fn take(&self) -> io::Result<Channel> {
@@ -106,6 +115,24 @@ impl Wire {
         let _ = ch.destroy(&self.client);
     }
 
+    /// The connection the calling caller holds, or one from the pool that it holds from
+    /// now on (for as long as one of its files is open).
+    fn hold(self: &Arc<Self>) -> io::Result<Arc<Held>> {
+        let me = caller::current();
+        let kept = self.held().get(&me).and_then(Weak::upgrade);
+        if let Some(h) = kept.filter(|h| !h.broken()) {
+            return Ok(h);
+        }
+        let h = Arc::new(Held {
+            ch: Mutex::new(Some(self.take()?)),
+            wire: self.clone(),
+        });
+        let mut held = self.held();
+        held.retain(|_, w| w.strong_count() > 0);
+        held.insert(me, Arc::downgrade(&h));
+        Ok(h)
+    }
+
     /// Called by the keeper: renews the lease if no call has for a while.
     pub(super) fn renew_if_idle(&self) {
         let idle_ms = (self.born.elapsed().as_millis() as u64)
@@ -131,36 +158,30 @@ impl Wire {
         sync: bool,
     ) -> io::Result<WireFile> {
         let label = self.label;
-        let mut ch = self.take().map_err(|e| fail(label, "connect", &path, e))?;
-        let opened = ch
-            .call(&self.client, 3, |e| {
+        let held = self.hold().map_err(|e| fail(label, "connect", &path, e))?;
+        let opened = held.with(|ch| {
+            let mut r = ch.call(&self.client, 3, |e| {
                 args::putfh(e, dir_fh);
                 args::open(e, &self.client, name, access, create);
-            })
-            .and_then(|mut r| {
-                r.putfh()?;
-                r.open()
-            });
-        let (stateid, fh) = match opened {
-            Ok(o) => o,
-            Err(e) => {
-                self.give(ch);
-                return Err(fail(label, "open", &path, e));
-            }
-        };
+            })?;
+            r.putfh()?;
+            r.open()
+        });
+        let (stateid, fh) = opened.map_err(|e| fail(label, "open", &path, e))?;
         let mut file = WireFile {
             wire: self.clone(),
             path,
             fh,
             stateid,
-            chs: vec![ch],
+            held: Some(held),
+            chs: Vec::new(),
             pos: 0,
             max: self.client.max_io as usize,
             sync,
             unstable: Vec::new(),
         };
         // An error here drops `file`, which closes it on the connection it was opened on.
-        while file.chs.len() < self.nconnect {
+        while file.chs.len() + 1 < self.nconnect {
             let more = self.take().map_err(|e| file.fail("connect", e))?;
             file.chs.push(more);
         }
@@ -183,16 +204,64 @@ impl Drop for Wire {
     }
 }
 
-/// An open file on the data path: its handle, its open stateid, its connection, and the
-/// write verifiers of UNSTABLE writes not yet committed.
+/// A connection held by one caller: its files' calls go over it one at a time, and a
+/// file's queue takes it out for its lifetime. Back in the pool when the caller's last
+/// file closes (a broken one is dropped there).
+pub(super) struct Held {
+    /// `None` while a queue has it.
+    ch: Mutex<Option<Channel>>,
+    wire: Arc<Wire>,
+}
+
+impl Held {
+    fn slot(&self) -> MutexGuard<'_, Option<Channel>> {
+        self.ch.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn broken(&self) -> bool {
+        self.slot().as_ref().is_some_and(|c| c.broken)
+    }
+
+    /// Runs `f` on the connection; while a queue of another of the caller's files has it,
+    /// on one from the pool.
+    fn with<T>(&self, f: impl FnOnce(&mut Channel) -> io::Result<T>) -> io::Result<T> {
+        let mut slot = self.slot();
+        match slot.as_mut() {
+            Some(ch) if ch.broken => Err(lost_earlier()),
+            Some(ch) => f(ch),
+            None => {
+                drop(slot);
+                let mut ch = self.wire.take()?;
+                let got = f(&mut ch);
+                self.wire.give(ch);
+                got
+            }
+        }
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        let ch = self.ch.get_mut().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(ch) = ch {
+            self.wire.give(ch);
+        }
+    }
+}
+
+/// An open file on the data path: its handle, its open stateid, its caller's connection,
+/// and the write verifiers of UNSTABLE writes not yet committed.
 pub(super) struct WireFile {
     wire: Arc<Wire>,
     /// For error messages.
     path: String,
     fh: Vec<u8>,
     stateid: StateId,
-    /// The file's connections (`nconnect`); the first carries every call but the
-    /// queue's. Empty once closed.
+    /// The caller's connection, which carries every call but the queue's; `None` once
+    /// closed.
+    held: Option<Arc<Held>>,
+    /// The connections a queue spreads its requests over: the caller's (taken out while
+    /// the queue lives), then the file's own further ones (`nconnect`).
     chs: Vec<Channel>,
     pos: u64,
     /// The largest READ or WRITE one call carries.
@@ -220,11 +289,11 @@ impl WireFile {
             path,
             fh,
             stateid,
-            chs,
+            held,
             ..
         } = self;
-        let got = match chs.first_mut().filter(|c| !c.broken) {
-            Some(ch) => f(ch, &wire.client, fh, stateid),
+        let got = match held {
+            Some(h) => h.with(|ch| f(ch, &wire.client, fh, stateid)),
             None => Err(lost_earlier()),
         };
         wire.touch();
@@ -264,9 +333,9 @@ impl WireFile {
         Ok(())
     }
 
-    /// Sends CLOSE once and gives the connection back.
+    /// Sends CLOSE once and lets go of the connections.
     fn close_state(&mut self) -> io::Result<()> {
-        if self.chs.is_empty() {
+        if self.held.is_none() {
             return Ok(());
         }
         let closed = self.on_channel("close", |ch, c, fh, stateid| {
@@ -280,6 +349,7 @@ impl WireFile {
         for ch in std::mem::take(&mut self.chs) {
             self.wire.give(ch);
         }
+        self.held = None;
         closed
     }
 }
@@ -364,7 +434,7 @@ impl FileHandle for WireFile {
     }
 
     fn queue(&mut self, depth: usize, slot_len: usize) -> io::Result<Box<dyn IoQueue + '_>> {
-        Ok(Box::new(WireQueue::new(self, depth, slot_len)))
+        Ok(Box::new(WireQueue::new(self, depth, slot_len)?))
     }
 
     fn close(mut self: Box<Self>) -> io::Result<()> {
@@ -420,18 +490,34 @@ pub(super) struct WireQueue<'f> {
     /// Pieces on the wire, oldest first.
     sent: Vec<Sent>,
     done: VecDeque<(usize, io::Result<usize>)>,
+    /// Whether `chs[0]` is the caller's connection (else one from the pool, the caller's
+    /// being out with another queue).
+    holds_callers: bool,
 }
 
 impl<'f> WireQueue<'f> {
-    fn new(file: &'f mut WireFile, depth: usize, slot_len: usize) -> Self {
-        WireQueue {
+    /// Takes the caller's connection (or, while another queue has it, one from the pool)
+    /// as the first the queue uses.
+    fn new(file: &'f mut WireFile, depth: usize, slot_len: usize) -> io::Result<Self> {
+        let Some(held) = file.held.clone() else {
+            return Err(file.fail("queue", lost_earlier()));
+        };
+        let callers = held.slot().take();
+        let holds_callers = callers.is_some();
+        let first = match callers {
+            Some(ch) => ch,
+            None => file.wire.take().map_err(|e| file.fail("connect", e))?,
+        };
+        file.chs.insert(0, first);
+        Ok(WireQueue {
             file,
             bufs: vec![vec![0xA5; slot_len]; depth],
             requests: (0..depth).map(|_| None).collect(),
             waiting: VecDeque::new(),
             sent: Vec::new(),
             done: VecDeque::new(),
-        }
+            holds_callers,
+        })
     }
 
     /// Sends waiting pieces while a connection's session has a free slot.
@@ -591,13 +677,25 @@ impl IoQueue for WireQueue<'_> {
 impl Drop for WireQueue<'_> {
     /// Requests still on the wire are waited for (each bounded by the socket's timeout),
     /// so the connection is settled before the file uses it again; unsent pieces are
-    /// dropped.
+    /// dropped. The first connection goes back where it came from; one with replies still
+    /// owed is marked broken, never reused.
     fn drop(&mut self) {
         self.waiting.clear();
         while !self.sent.is_empty() {
             if self.receive_one().is_err() {
                 break;
             }
+        }
+        if self.file.chs.is_empty() {
+            return;
+        }
+        let mut first = self.file.chs.remove(0);
+        if first.in_flight() > 0 {
+            first.broken = true;
+        }
+        match (&self.file.held, self.holds_callers) {
+            (Some(held), true) => *held.slot() = Some(first),
+            _ => self.file.wire.give(first),
         }
     }
 }
