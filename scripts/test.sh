@@ -48,11 +48,16 @@ scripts/lint.sh source
 $CARGO test "${ARGS[@]}" --no-run
 
 log=$(mktemp /tmp/sharebench-tests-XXXXXX.log)
+# Each queue's commands run in process groups of their own (job control on): Ctrl-C or a
+# TERM reaches the script, which ends them all and takes the lab down (a test killed
+# mid-way leaves it up).
 others=
-# The other queue runs in a process group of its own (job control on), ended with the lab
-# queue on Ctrl-C or any exit.
-trap 'if [ -n "$others" ]; then kill -- -"$others" 2>/dev/null || true; fi; rm -f "$log"' EXIT
-trap 'exit 130' INT TERM
+current=
+stop() {
+  for g in $others $current; do kill -INT -- -"$g" 2>/dev/null || true; done
+}
+trap 'stop; rm -f "$log"' EXIT
+trap 'echo "== interrupted: ending both queues, taking the lab down" >&2; stop; wait || true; target/release/sharebench lab down >&2 || true; exit 130' INT TERM
 set -m
 start=$SECONDS
 (
@@ -67,18 +72,22 @@ start=$SECONDS
   exit $rc
 } &
 others=$!
-set +m
 
 lab_rc=0
 echo "== lab tests, one at a time: ${lab_tests[*]}; the lint's compiling checks and the other tests run beside them" >&2
 for t in "${lab_tests[@]}"; do
-  $CARGO test "${ARGS[@]}" --test "$t" || lab_rc=$?
+  # In the background and waited for, so that a signal is acted on at once.
+  $CARGO test "${ARGS[@]}" --test "$t" &
+  current=$!
+  wait "$current" || lab_rc=$?
+  current=
 done
 echo "== lab tests: exit $lab_rc after $((SECONDS - start)) s" >&2
 
 other_rc=0
 wait "$others" || other_rc=$?
 others=
+set +m
 echo "== the lint and every other test (run beside them): exit $other_rc" >&2
 cat "$log"
 echo "== suite: lab tests exit $lab_rc, lint and other tests exit $other_rc, $((SECONDS - start)) s" >&2
