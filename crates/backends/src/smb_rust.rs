@@ -25,7 +25,7 @@ use sharebench_core::backend::{
     tampered, unsupported, Backend, DirEntry, FileHandle, FileStat, FsStat, IoQueue, OpenOptions,
     Purge, PurgeRequest, QueuedIo, TargetInfo,
 };
-use sharebench_core::caller::{self, Caller};
+use sharebench_core::caller::PerCaller;
 use smb2::client::connection::{Connection, FrameBytes};
 use smb2::msg::close::CloseRequest;
 use smb2::msg::create::{
@@ -47,7 +47,7 @@ use std::io;
 use std::ops::Range;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, UNIX_EPOCH};
 
 /// What records and manifests call this client.
@@ -237,7 +237,7 @@ struct Shared {
     config: ClientConfig,
     share: String,
     idle: Mutex<Vec<Conn>>,
-    leases: Mutex<HashMap<Caller, Weak<Lease>>>,
+    leases: PerCaller<Lease>,
 }
 
 impl Shared {
@@ -246,16 +246,12 @@ impl Shared {
             config,
             share,
             idle: Mutex::new(Vec::new()),
-            leases: Mutex::new(HashMap::new()),
+            leases: PerCaller::default(),
         })
     }
 
     fn idle(&self) -> MutexGuard<'_, Vec<Conn>> {
         self.idle.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    fn leases(&self) -> MutexGuard<'_, HashMap<Caller, Weak<Lease>>> {
-        self.leases.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     fn take(&self) -> io::Result<Conn> {
@@ -285,19 +281,15 @@ impl Shared {
     /// The connection the calling caller holds, or one from the pool that it holds from
     /// now on (for as long as something keeps the lease).
     fn lease(self: &Arc<Self>) -> io::Result<Arc<Lease>> {
-        let me = caller::current();
-        let held = self.leases().get(&me).and_then(Weak::upgrade);
-        if let Some(l) = held.filter(|l| !l.is_broken()) {
-            return Ok(l);
-        }
-        let l = Arc::new(Lease {
-            conn: Some(self.take()?),
-            shared: self.clone(),
-        });
-        let mut leases = self.leases();
-        leases.retain(|_, w| w.strong_count() > 0);
-        leases.insert(me, Arc::downgrade(&l));
-        Ok(l)
+        self.leases.get_or_make(
+            |l| !l.is_broken(),
+            || {
+                Ok(Arc::new(Lease {
+                    conn: Some(self.take()?),
+                    shared: self.clone(),
+                }))
+            },
+        )
     }
 
     /// Runs `f` on the caller's connection (a metadata call, no file kept open).
@@ -843,12 +835,7 @@ impl Backend for SmbRustBackend {
     /// connect landed in the first load point's latency (p99 10-16 ms at 400/s, 4-6 ms at
     /// the next points).
     fn expect_callers(&self, callers: usize) -> io::Result<()> {
-        let lanes = self
-            .shared
-            .leases()
-            .iter()
-            .filter(|(c, w)| matches!(c, Caller::Lane(_)) && w.strong_count() > 0)
-            .count();
+        let lanes = self.shared.leases.lanes();
         let idle = self.shared.idle().len();
         for _ in 0..callers.min(MAX_IDLE).saturating_sub(lanes + idle) {
             let c = Conn::connect(&self.shared.config, &self.shared.share).map_err(|e| {

@@ -6,6 +6,8 @@
 //! backend must honour.
 
 use std::cell::Cell;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::thread::ThreadId;
 
 /// Who is calling: a thread, or a lane of a workload acting on threads of its own.
@@ -39,6 +41,52 @@ pub fn current() -> Caller {
         .unwrap_or_else(|| Caller::Thread(std::thread::current().id()))
 }
 
+/// What each caller holds (a client's connection), for as long as something keeps it:
+/// the map holds it weakly, so it goes when its last holder lets go.
+pub struct PerCaller<T> {
+    held: Mutex<HashMap<Caller, Weak<T>>>,
+}
+
+impl<T> Default for PerCaller<T> {
+    fn default() -> Self {
+        PerCaller {
+            held: Mutex::new(HashMap::new()),
+        }
+    }
+}
+
+impl<T> PerCaller<T> {
+    fn held(&self) -> MutexGuard<'_, HashMap<Caller, Weak<T>>> {
+        self.held.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// What the calling caller holds, if `usable`; else what `make` gives, held from now on.
+    pub fn get_or_make<E>(
+        &self,
+        usable: impl Fn(&T) -> bool,
+        make: impl FnOnce() -> Result<Arc<T>, E>,
+    ) -> Result<Arc<T>, E> {
+        let me = current();
+        let kept = self.held().get(&me).and_then(Weak::upgrade);
+        if let Some(t) = kept.filter(|t| usable(t)) {
+            return Ok(t);
+        }
+        let t = make()?;
+        let mut held = self.held();
+        held.retain(|_, w| w.strong_count() > 0);
+        held.insert(me, Arc::downgrade(&t));
+        Ok(t)
+    }
+
+    /// How many load lanes hold something now.
+    pub fn lanes(&self) -> usize {
+        self.held()
+            .iter()
+            .filter(|(c, w)| matches!(c, Caller::Lane(_)) && w.strong_count() > 0)
+            .count()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -59,5 +107,28 @@ mod tests {
         });
         let _ = std::panic::catch_unwind(|| acting_as(7, || panic!("inside")));
         assert_eq!(current(), me, "restored after a panic");
+    }
+
+    #[test]
+    fn a_caller_keeps_what_it_holds_until_it_lets_go_or_it_is_unusable() {
+        let per: PerCaller<u32> = PerCaller::default();
+        let make = |v| move || Ok::<_, ()>(Arc::new(v));
+        let a = per.get_or_make(|_| true, make(1)).unwrap();
+        assert_eq!(*per.get_or_make(|_| true, make(2)).unwrap(), 1, "kept");
+        assert_eq!(
+            *per.get_or_make(|v| *v != 1, make(3)).unwrap(),
+            3,
+            "unusable: new"
+        );
+        drop(a);
+        assert_eq!(
+            *per.get_or_make(|_| true, make(4)).unwrap(),
+            4,
+            "let go: new"
+        );
+        let lane = acting_as(0, || per.get_or_make(|_| true, make(5)).unwrap());
+        assert_eq!(per.lanes(), 1);
+        drop(lane);
+        assert_eq!(per.lanes(), 0);
     }
 }

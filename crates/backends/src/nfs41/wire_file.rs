@@ -12,11 +12,11 @@
 use super::wire::{self, args, Channel, StateId, WireClient};
 use super::xdr::Enc;
 use sharebench_core::backend::{FileHandle, IoQueue, QueuedIo};
-use sharebench_core::caller::{self, Caller};
-use std::collections::{HashMap, VecDeque};
+use sharebench_core::caller::PerCaller;
+use std::collections::VecDeque;
 use std::io;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 /// Idle connections kept for reuse (as the libnfs backend's pool).
@@ -32,7 +32,7 @@ const GOODBYE_TIMEOUT: Duration = Duration::from_secs(5);
 pub(super) struct Wire {
     pub(super) client: WireClient,
     idle: Mutex<Vec<Channel>>,
-    held: Mutex<HashMap<Caller, Weak<Held>>>,
+    held: PerCaller<Held>,
     /// `nfs4.1` or `nfs4.2`, for error messages.
     pub(super) label: &'static str,
     /// Session slots of a channel (what `--iodepth` may use).
@@ -74,7 +74,7 @@ impl Wire {
             slots: first.slots(),
             nconnect: nconnect.max(1),
             idle: Mutex::new(vec![first]),
-            held: Mutex::new(HashMap::new()),
+            held: PerCaller::default(),
             label,
             last_ms: AtomicU64::new(0),
             born: Instant::now(),
@@ -84,10 +84,6 @@ impl Wire {
     fn touch(&self) {
         self.last_ms
             .store(self.born.elapsed().as_millis() as u64, Ordering::Relaxed);
-    }
-
-    fn held(&self) -> MutexGuard<'_, HashMap<Caller, Weak<Held>>> {
-        self.held.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     fn take(&self) -> io::Result<Channel> {
@@ -118,19 +114,15 @@ impl Wire {
     /// The connection the calling caller holds, or one from the pool that it holds from
     /// now on (for as long as one of its files is open).
     fn hold(self: &Arc<Self>) -> io::Result<Arc<Held>> {
-        let me = caller::current();
-        let kept = self.held().get(&me).and_then(Weak::upgrade);
-        if let Some(h) = kept.filter(|h| !h.broken()) {
-            return Ok(h);
-        }
-        let h = Arc::new(Held {
-            ch: Mutex::new(Some(self.take()?)),
-            wire: self.clone(),
-        });
-        let mut held = self.held();
-        held.retain(|_, w| w.strong_count() > 0);
-        held.insert(me, Arc::downgrade(&h));
-        Ok(h)
+        self.held.get_or_make(
+            |h| !h.broken(),
+            || {
+                Ok(Arc::new(Held {
+                    ch: Mutex::new(Some(self.take()?)),
+                    wire: self.clone(),
+                }))
+            },
+        )
     }
 
     /// Called by the keeper: renews the lease if no call has for a while.
