@@ -54,6 +54,10 @@ pub enum LabCommand {
         /// Do not mount the SMB shares with smbnetfs (no target lab:smb-fuse)
         #[arg(long)]
         no_smb_fuse: bool,
+        /// Do not start GlusterFS (no lab:gluster targets): most of lab up's time is
+        /// Gluster's; a study starts it only when a step measures a Gluster target
+        #[arg(long)]
+        no_gluster: bool,
         /// Pin every server process to these CPUs (e.g. 1, or 2-3), and the client with
         /// `run --cpus` to others, so they do not take turns on one core
         /// (docs/methods/statistics.md says what it changed on this machine)
@@ -124,6 +128,7 @@ pub fn main(args: LabArgs) -> CliResult<()> {
             write_order,
             strict_allocate,
             no_smb_fuse,
+            no_gluster,
             server_cpus,
             disk,
         } => {
@@ -145,6 +150,7 @@ pub fn main(args: LabArgs) -> CliResult<()> {
                 congestion: congestion.parse().map_err(usage)?,
                 image_size,
                 smb_fuse: !no_smb_fuse,
+                gluster: !no_gluster,
                 server_cpus,
                 disk: lab::disk::DiskProfile::named(&disk).map_err(usage)?,
             })

@@ -243,6 +243,46 @@ fn lab_up_serves_authenticated_shares_in_namespaces_and_down_removes_everything(
     timed("mpi", || mpi_clients_share_the_servers_link(&up));
     timed("down", || down_leaves_nothing(&up));
     timed("killed-up", killed_lab_up_is_cleaned_by_down);
+    timed("no-gluster", up_without_gluster);
+}
+
+/// `lab up --no-gluster`: the other servers and their targets, no glusterd, no Gluster
+/// target, and down leaves nothing.
+fn up_without_gluster() {
+    let o = lab(&["up", "--no-gluster", "--no-smb-fuse", "--image-size", "1G"]);
+    assert!(o.status.success(), "lab up --no-gluster: {}", stderr(&o));
+    let st = lab(&["status", "--json"]);
+    let status: serde_json::Value = serde_json::from_slice(&st.stdout).unwrap();
+    let services: Vec<&str> = status["services"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert!(!services.iter().any(|s| s.contains("gluster")), "{status}");
+    assert!(services.contains(&"ganesha"), "{status}");
+    let targets: Vec<&str> = status["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        !targets.iter().any(|t| t.contains("gluster")),
+        "{targets:?}"
+    );
+    for t in ["lab:smb", "lab:nfs3", "lab:nfs4", "lab:dfs-smb", "lab:disk"] {
+        assert!(targets.contains(&t), "no {t} in {targets:?}");
+    }
+    let pids: Vec<i64> = status["services"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["pid"].as_i64().unwrap())
+        .collect();
+    let d = lab(&["down"]);
+    assert!(d.status.success(), "{}", stderr(&d));
+    assert_nothing_left(&pids);
 }
 
 /// Runs one phase and says how long it took (seen with `--nocapture`: where the suite's

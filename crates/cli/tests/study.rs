@@ -108,6 +108,14 @@ fn every_study_runs_reports_resumes_and_leaves_no_lab() {
             std::fs::read_to_string(out.join("study.json")).unwrap_or_default()
         );
         assert!(stdout(&o).contains("Report: "), "{}", stdout(&o));
+        // GlusterFS only for the studies that measure it.
+        let gluster = ["dfs-nfs-vs-smb", "small-files"].contains(&name);
+        assert_eq!(
+            !stdout(&o).contains("--no-gluster"),
+            gluster,
+            "{name}: {}",
+            stdout(&o)
+        );
         let st = state(&out);
         assert_eq!(st["outcome"], "complete", "{st}");
         for step in st["steps"].as_array().unwrap() {

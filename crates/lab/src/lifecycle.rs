@@ -28,6 +28,9 @@ pub struct UpOptions {
     pub image_size: u64,
     /// Mount the first replica's SMB shares with smbnetfs (FUSE), target `lab:smb-fuse`.
     pub smb_fuse: bool,
+    /// Start GlusterFS (its daemons, volumes and FUSE mounts: the `lab:gluster*` targets),
+    /// most of `lab up`'s time; without it the topology's hosts serve the rest.
+    pub gluster: bool,
     /// CPUs every server process may run on (`taskset -c` list, e.g. `1`), so that they
     /// and the client (`run --cpus`) do not take turns on one core; `None`: anywhere.
     pub server_cpus: Option<String>,
@@ -48,6 +51,7 @@ impl Default for UpOptions {
             congestion: net::Congestion::Reno,
             image_size: DEFAULT_IMAGE_SIZE,
             smb_fuse: true,
+            gluster: true,
             server_cpus: None,
             disk: &disk::PROFILES[0],
         }
@@ -128,10 +132,13 @@ pub fn up(opts: &UpOptions) -> Result<LabState> {
     }
     let backings = opts.backings.clone();
     let disk = opts.disk;
-    let topology = match &opts.topology {
+    let mut topology = match &opts.topology {
         Some(p) => Topology::load(p)?,
         None => Topology::default_lab(),
     };
+    if !opts.gluster {
+        topology.drop_service(Service::Gluster);
+    }
     check_prerequisites(&backings, opts.smb_fuse, disk)?;
     if let Some(cpus) = &opts.server_cpus {
         // taskset itself judges the list against the CPUs this machine lets us use.

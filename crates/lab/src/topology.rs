@@ -163,6 +163,13 @@ impl Topology {
         self.hosts.iter().find(|h| h.services.contains(&service))
     }
 
+    /// The same hosts, none of them running `service` (`lab up --no-gluster`).
+    pub fn drop_service(&mut self, service: Service) {
+        for h in &mut self.hosts {
+            h.services.retain(|s| *s != service);
+        }
+    }
+
     /// Hosts running glusterd, in topology order.
     pub fn gluster_hosts(&self) -> Vec<Host> {
         self.hosts
@@ -191,6 +198,16 @@ mod tests {
         assert_eq!(t.clients().count(), 3);
         assert_eq!(t.host_with(Service::Ganesha).unwrap().name, "replica1");
         assert_eq!(t.replicas().count(), 2);
+    }
+
+    #[test]
+    fn without_gluster_the_other_services_stay() {
+        let mut t = Topology::default_lab();
+        t.drop_service(Service::Gluster);
+        assert!(t.gluster_hosts().is_empty());
+        assert_eq!(t.replicas().count(), 2);
+        assert_eq!(t.host_with(Service::Ganesha).unwrap().name, "replica1");
+        assert!(t.validate().is_ok());
     }
 
     #[test]

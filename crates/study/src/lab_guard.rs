@@ -56,10 +56,13 @@ pub struct LabGuard {
     current: Option<LabNeeds>,
     /// Whether a step measures `lab:smb-fuse`: only then is smbnetfs mounted.
     smb_fuse: bool,
+    /// Whether a step measures a Gluster target or acts on the replicated volume: only
+    /// then does the lab start GlusterFS.
+    gluster: bool,
 }
 
 impl LabGuard {
-    pub fn new(study: &Study, scale: &Scale) -> LabGuard {
+    pub fn new(study: &Study, scale: &Scale, gluster: bool) -> LabGuard {
         let smb_fuse = study
             .steps
             .iter()
@@ -72,6 +75,7 @@ impl LabGuard {
         LabGuard {
             current: None,
             smb_fuse,
+            gluster,
         }
     }
 
@@ -93,15 +97,17 @@ impl LabGuard {
         };
         let _ = writeln!(
             out,
-            "study: lab up (--fs {} --disk {} --link {}{}{})",
+            "study: lab up (--fs {} --disk {} --link {}{}{}{})",
             needs.fs(),
             needs.disk(),
             needs.link(),
             flag(needs.write_order, "write-order"),
             flag(needs.strict_allocate, "strict-allocate"),
+            flag(Some(!self.gluster), "no-gluster"),
         );
         let opts = sharebench_lab::UpOptions {
             smb_fuse: self.smb_fuse,
+            gluster: self.gluster,
             ..up_options(needs).map_err(CliError::failed)?
         };
         sharebench_lab::up(&opts).map_err(|e| CliError::failed(format!("lab up: {e:#}")))?;

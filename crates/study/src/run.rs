@@ -50,6 +50,16 @@ pub enum StepPlan {
     NotRun(String),
 }
 
+/// Whether the study's lab must start GlusterFS: a step measures a Gluster target, or
+/// takes an action in the lab (a failover, replication traffic: on the replicated volume).
+fn needs_gluster(runs: &[StepPlan]) -> bool {
+    runs.iter().any(|r| match r {
+        StepPlan::Run(s) => s.targets.iter().any(|t| t.starts_with("lab:gluster")),
+        StepPlan::Action { mapped } => mapped.is_none(),
+        StepPlan::NotRun(_) => false,
+    })
+}
+
 impl StepPlan {
     /// Whether the lab must be up for it.
     fn uses_lab(&self) -> bool {
@@ -175,7 +185,7 @@ pub fn run(p: Prepared, out: &mut dyn Write) -> CliResult<()> {
     assert_eq!(runs.len(), study.steps.len(), "one run (or none) per step");
     let started = Instant::now();
     let mapping = st.mapping.clone();
-    let mut lab = LabGuard::new(study, scale);
+    let mut lab = LabGuard::new(study, scale, needs_gluster(&runs));
     let base_needs = study.lab.clone().unwrap_or_default();
     let blocks = scale.blocks();
     let units = runner::schedule(study, blocks);
@@ -689,6 +699,17 @@ fn run_step(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gluster_only_for_a_lab_action_or_a_gluster_target() {
+        let not_run = StepPlan::NotRun("unmapped".into());
+        assert!(!needs_gluster(&[not_run]));
+        let mapped = StepPlan::Action {
+            mapped: Some("/mnt/filer".into()),
+        };
+        assert!(!needs_gluster(&[mapped]));
+        assert!(needs_gluster(&[StepPlan::Action { mapped: None }]));
+    }
 
     #[test]
     fn a_mount_keeps_its_own_cache_and_a_native_client_the_bounded_one() {
