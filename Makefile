@@ -37,7 +37,8 @@ lint: deps
 test: deps
 	CARGO=$(CARGO) scripts/test.sh
 
-# Side-by-side ratios against fio, measured in one run.
+# Side-by-side ratios against fio and the other peers, measured in one run, then every figure
+# against its target in one table (scripts/bench.sh runs the Python package scripts/bench/).
 bench: build
 	scripts/bench.sh
 

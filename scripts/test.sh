@@ -85,6 +85,8 @@ start=$SECONDS
   # their checks need the CPU they would have alone (three MPI clients filling a link);
   # this queue takes what they leave.
   renice -n 19 -p "$BASHPID" >/dev/null
+  # The bench's analysis (make bench's arithmetic and targets; Python, no build).
+  python3 -m unittest discover -q -s scripts/bench -t scripts &&
   # The other tests' executables, the tests themselves (unit tests, the integration tests
   # that need no lab, doc tests), then the lint's compiling checks.
   $CARGO test "${ARGS[@]}" --no-run &&
