@@ -127,17 +127,22 @@ def smbclient_kib_s(text: str) -> float | None:
     return None
 
 
-# IOzone's result row for a 64 MiB file at 4 KiB records: size, record, write, rewrite,
-# read, reread, ...
-_IOZONE_ROW = re.compile(r"^ +65536 +4 ")
+# IOzone's result row for a 64 MiB file: size (KiB), record (KiB), write, rewrite, read,
+# reread, ...
+_IOZONE_ROW = re.compile(r"^ +65536 +(\d+) +\d")
+
+# The operations of IOzone's -i 0 -i 1, in its row's order, as sharebench names them.
+IOZONE_OPS = ("write", "rewrite", "read", "reread")
 
 
-def iozone_read_reread(text: str) -> tuple[float, float] | None:
-    """IOzone's read and reread KiB/s for 64 MiB at 4 KiB records; None if not printed."""
+def iozone_row(text: str, record_kib: int) -> dict[str, float] | None:
+    """IOzone's KiB/s of IOZONE_OPS for a 64 MiB file at `record_kib` records; None if
+    it printed no such row."""
     for line in text.splitlines():
-        if _IOZONE_ROW.match(line):
+        m = _IOZONE_ROW.match(line)
+        if m and int(m.group(1)) == record_kib:
             fields = line.split()
-            return float(fields[4]), float(fields[5])
+            return dict(zip(IOZONE_OPS, (float(f) for f in fields[2:6])))
     return None
 
 
@@ -597,24 +602,35 @@ def flip_lines(runs: list[FlipRun]) -> tuple[list[str], list[Check]]:
 # --- iozone section -----------------------------------------------------------------------
 
 
-def iozone_lines(rows: list[tuple[str, float, float]]) -> tuple[list[str], list[Check]]:
-    """4 KiB read and reread against IOzone: rows (kind, read, reread) with kind "iozone",
-    "sharebench-100ms" (default samples) or "sharebench-0" (single pass), in round order;
-    per round sharebench over IOzone, median and range."""
-    ioz = [(r, rr) for kind, r, rr in rows if kind == "iozone"]
+def iozone_lines(rows: list[tuple]) -> tuple[list[str], list[Check]]:
+    """Each cell against IOzone: rows (round, kind, record KiB, op, KiB/s) with kind
+    "iozone", "sharebench-100ms" (default samples) or "sharebench-0" (single pass); per
+    round and cell sharebench over IOzone, then the median and range over the rounds that
+    have both. Cells in record-size order, then IOZONE_OPS order."""
+    kib = {(rnd, kind, rec, op): v for rnd, kind, rec, op, v in rows}
+    rounds = sorted({r[0] for r in rows})
+    records = sorted({r[2] for r in rows})
     lines, checks = [], []
     for kind, label in (("sharebench-100ms", "default samples"), ("sharebench-0", "single pass")):
-        sb = [(r, rr) for k, r, rr in rows if k == kind]
-        for i, op in ((0, "read"), (1, "reread")):
-            med, lo, hi = spread(ratio(s[i], o[i]) for s, o in zip(sb, ioz))
-            n = min(len(sb), len(ioz))
-            name = f"4k {op} vs IOzone, {label}"
-            lines.append(
-                f"{name:<34} median ratio {med:.2f}x (range {lo:.2f}-{hi:.2f}, {n} interleaved rounds;"
-                f" target {TARGETS['iozone']} with default samples)"
-            )
-            checks.append(ratio_check(name, med, "iozone" if kind == "sharebench-100ms" else None))
+        for rec in records:
+            for op in IOZONE_OPS:
+                q = [ratio(kib[(n, kind, rec, op)], kib[(n, "iozone", rec, op)]) for n in rounds
+                     if (n, kind, rec, op) in kib and (n, "iozone", rec, op) in kib]
+                if not q:
+                    continue
+                med, lo, hi = spread(q)
+                name = f"{_record_name(rec)} {op} vs IOzone, {label}"
+                lines.append(
+                    f"{name:<36} median ratio {med:.2f}x (range {lo:.2f}-{hi:.2f}, {len(q)} interleaved rounds;"
+                    f" target {TARGETS['iozone']} with default samples)"
+                )
+                checks.append(ratio_check(name, med, "iozone" if kind == "sharebench-100ms" else None))
     return lines, checks
+
+
+def _record_name(kib: int) -> str:
+    """4k, 64k, 1m: a record size as the bench's lines name it."""
+    return f"{kib // 1024}m" if kib >= 1024 and kib % 1024 == 0 else f"{kib}k"
 
 
 # --- iodepth section ----------------------------------------------------------------------

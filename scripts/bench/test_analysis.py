@@ -45,7 +45,7 @@ class TargetsTest(unittest.TestCase):
         self.assertEqual(str(TARGETS["mpi"]), "< 5 ms")
         self.assertEqual(str(TARGETS["median_cv"]), "< 2%")
         self.assertEqual(str(TARGETS["flip"]), "0")
-        self.assertEqual(str(TARGETS["iozone"]), "0.90-1.10")
+        self.assertEqual(str(TARGETS["iozone"]), "0.95-1.05")
         self.assertEqual(str(TARGETS["load"]), "<= 1.2x")
 
 
@@ -89,9 +89,11 @@ class ToolOutputTest(unittest.TestCase):
     def test_iozone_row(self):
         out = ("\tIozone: Performance Test of File I/O\n"
                "              kB  reclen    write  rewrite    read    reread\n"
-               "           65536       4  1234567  2345678  3456789  4567890\n")
-        self.assertEqual(A.iozone_read_reread(out), (3456789.0, 4567890.0))
-        self.assertIsNone(A.iozone_read_reread("           16384       4  1 2 3 4\n"))
+               "           65536      64  1234567  2345678  3456789  4567890\n")
+        self.assertEqual(A.iozone_row(out, 64),
+                         {"write": 1234567.0, "rewrite": 2345678.0, "read": 3456789.0, "reread": 4567890.0})
+        self.assertIsNone(A.iozone_row(out, 4), "another record size's row")
+        self.assertIsNone(A.iozone_row("           16384       4  1 2 3 4\n", 4))
 
 
 class RecordsTest(unittest.TestCase):
@@ -216,13 +218,22 @@ class SectionLinesTest(unittest.TestCase):
         self.assertTrue(all(c.met for c in checks))
 
     def test_iozone(self):
-        rows = [("iozone", 1000, 2000), ("sharebench-100ms", 950, 2300), ("sharebench-0", 1000, 2000),
-                ("iozone", 1000, 2000), ("sharebench-100ms", 1050, 2100), ("sharebench-0", 900, 1800)]
+        rows = [(0, "iozone", 4, "read", 1000), (0, "iozone", 4, "reread", 2000),
+                (0, "sharebench-100ms", 4, "read", 950), (0, "sharebench-100ms", 4, "reread", 2300),
+                (0, "sharebench-0", 4, "read", 1000), (0, "sharebench-0", 4, "reread", 2000),
+                (1, "iozone", 4, "read", 1000), (1, "iozone", 4, "reread", 2000),
+                (1, "sharebench-100ms", 4, "read", 1050), (1, "sharebench-100ms", 4, "reread", 2100),
+                (1, "sharebench-0", 4, "read", 900), (1, "sharebench-0", 4, "reread", 1800),
+                # A cell IOzone measured in one round only: one ratio.
+                (1, "iozone", 1024, "write", 4000), (1, "sharebench-100ms", 1024, "write", 3000),
+                (0, "sharebench-100ms", 1024, "write", 9999)]
         lines, checks = A.iozone_lines(rows)
-        self.assertEqual(lines[0], "4k read vs IOzone, default samples median ratio 1.00x (range 0.95-1.05, 2 interleaved rounds; target 0.90-1.10 with default samples)")
-        self.assertEqual(lines[3], "4k reread vs IOzone, single pass   median ratio 0.95x (range 0.90-1.00, 2 interleaved rounds; target 0.90-1.10 with default samples)")
-        self.assertEqual([c.target for c in checks], ["iozone", "iozone", None, None])
-        self.assertTrue(checks[0].met)
+        self.assertEqual(lines[0], "4k read vs IOzone, default samples   median ratio 1.00x (range 0.95-1.05, 2 interleaved rounds; target 0.95-1.05 with default samples)")
+        self.assertEqual(lines[1], "4k reread vs IOzone, default samples median ratio 1.10x (range 1.05-1.15, 2 interleaved rounds; target 0.95-1.05 with default samples)")
+        self.assertEqual(lines[2], "1m write vs IOzone, default samples  median ratio 0.75x (range 0.75-0.75, 1 interleaved rounds; target 0.95-1.05 with default samples)")
+        self.assertEqual(lines[4], "4k reread vs IOzone, single pass     median ratio 0.95x (range 0.90-1.00, 2 interleaved rounds; target 0.95-1.05 with default samples)")
+        self.assertEqual([c.target for c in checks], ["iozone"] * 3 + [None] * 2)
+        self.assertEqual([c.met for c in checks[:3]], [True, False, False])
 
     def test_iodepth_counts_complete_rounds_only(self):
         rows = [("disk", "sb", 16, 4000.0), ("disk", "sb", 1, 1000.0), ("disk", "fio", 16, 4000.0),
@@ -316,7 +327,7 @@ class SummaryTest(unittest.TestCase):
         self.assertEqual(lines[2], "a, sharebench/fio  1.050x  >= 1.0x           met")
         self.assertEqual(lines[3], "b                  0.500x  >= 1.0x           not met")
         self.assertEqual(lines[4], "c                  2.000x                    no target")
-        self.assertEqual(lines[5], "d                  0.950x  within 0.90-1.10  met")
+        self.assertEqual(lines[5], "d                  0.950x  within 0.95-1.05  met")
         self.assertEqual(lines[-1], "targets met: 2 of 3")
 
     def test_nothing_measured(self):
