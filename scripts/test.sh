@@ -76,8 +76,20 @@ current=
 stop() {
   for g in $others $current; do kill -INT -- -"$g" 2>/dev/null || true; done
 }
+# After stop: every process of both groups gone (a study the tests started finishes its
+# measurement and takes its lab down on Ctrl-C), at most 30 s, then KILL what is left, so
+# that the lab down below is the last word.
+reap() {
+  for g in $others $current; do
+    for _ in $(seq 150); do
+      kill -0 -- -"$g" 2>/dev/null || break
+      sleep 0.2
+    done
+    kill -KILL -- -"$g" 2>/dev/null || true
+  done
+}
 trap 'stop; rm -f "$built" "$log"' EXIT
-trap 'echo "== interrupted: ending both queues, taking the lab down" >&2; stop; wait || true; target/release/sharebench lab down >&2 || true; exit 130' INT TERM
+trap 'echo "== interrupted: ending both queues, taking the lab down" >&2; stop; reap; wait || true; target/release/sharebench lab down >&2 || true; exit 130' INT TERM
 set -m
 start=$SECONDS
 (
@@ -109,13 +121,14 @@ for t in "${lab_tests[@]}"; do
   # that a signal is acted on at once.
   (cd "${lab_dir[$t]}" && exec "${lab_exe[$t]}") &
   current=$!
-  wait "$current" || lab_rc=$?
+  # -f: until it ends, not merely stops (job control is on).
+  wait -f "$current" || lab_rc=$?
   current=
 done
 echo "== lab tests: exit $lab_rc after $((SECONDS - start)) s" >&2
 
 other_rc=0
-wait "$others" || other_rc=$?
+wait -f "$others" || other_rc=$?
 others=
 set +m
 echo "== every other test and the lint (run beside them): exit $other_rc" >&2

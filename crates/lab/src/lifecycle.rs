@@ -85,6 +85,7 @@ const TOOLS: [(&str, &str); 12] = [
 fn check_prerequisites(
     backings: &[Backing],
     smb_fuse: bool,
+    gluster: bool,
     disk: &disk::DiskProfile,
 ) -> Result<()> {
     if !nix::unistd::geteuid().is_root() {
@@ -92,6 +93,7 @@ fn check_prerequisites(
     }
     let missing: Vec<String> = TOOLS
         .iter()
+        .filter(|(t, _)| gluster || !t.starts_with("gluster"))
         .map(|(t, p)| (t.to_string(), p.to_string()))
         .chain(
             backings
@@ -139,7 +141,7 @@ pub fn up(opts: &UpOptions) -> Result<LabState> {
     if !opts.gluster {
         topology.drop_service(Service::Gluster);
     }
-    check_prerequisites(&backings, opts.smb_fuse, disk)?;
+    check_prerequisites(&backings, opts.smb_fuse, opts.gluster, disk)?;
     if let Some(cpus) = &opts.server_cpus {
         // taskset itself judges the list against the CPUs this machine lets us use.
         if !sh::run_quiet("taskset", &["-c", cpus, "true"]) {

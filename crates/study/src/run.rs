@@ -51,10 +51,14 @@ pub enum StepPlan {
 }
 
 /// Whether the study's lab must start GlusterFS: a step measures a Gluster target, or
-/// takes an action in the lab (a failover, replication traffic: on the replicated volume).
-fn needs_gluster(runs: &[StepPlan]) -> bool {
-    runs.iter().any(|r| match r {
-        StepPlan::Run(s) => s.targets.iter().any(|t| t.starts_with("lab:gluster")),
+/// takes an action in the lab (replication traffic; a failover, whose recovery waits for
+/// the replicated volume's heal whatever the step measures).
+fn needs_gluster(steps: &[Step], runs: &[StepPlan]) -> bool {
+    steps.iter().zip(runs).any(|(step, r)| match r {
+        StepPlan::Run(s) => {
+            s.targets.iter().any(|t| t.starts_with("lab:gluster"))
+                || (s.lab && matches!(step.action, Some(Action::Failover { .. })))
+        }
         StepPlan::Action { mapped } => mapped.is_none(),
         StepPlan::NotRun(_) => false,
     })
@@ -185,7 +189,7 @@ pub fn run(p: Prepared, out: &mut dyn Write) -> CliResult<()> {
     assert_eq!(runs.len(), study.steps.len(), "one run (or none) per step");
     let started = Instant::now();
     let mapping = st.mapping.clone();
-    let mut lab = LabGuard::new(study, scale, needs_gluster(&runs));
+    let mut lab = LabGuard::new(study, scale, needs_gluster(&study.steps, &runs));
     let base_needs = study.lab.clone().unwrap_or_default();
     let blocks = scale.blocks();
     let units = runner::schedule(study, blocks);
@@ -702,13 +706,26 @@ mod tests {
 
     #[test]
     fn gluster_only_for_a_lab_action_or_a_gluster_target() {
-        let not_run = StepPlan::NotRun("unmapped".into());
-        assert!(!needs_gluster(&[not_run]));
-        let mapped = StepPlan::Action {
+        let (study, _) = crate::find("dfs-nfs-vs-smb").unwrap();
+        let steps = &study.steps;
+        let mut plans: Vec<StepPlan> = steps
+            .iter()
+            .map(|_| StepPlan::NotRun("unmapped".into()))
+            .collect();
+        assert!(!needs_gluster(steps, &plans));
+        let traffic = steps
+            .iter()
+            .position(|s| s.id == "replication-traffic")
+            .unwrap();
+        plans[traffic] = StepPlan::Action {
             mapped: Some("/mnt/filer".into()),
         };
-        assert!(!needs_gluster(&[mapped]));
-        assert!(needs_gluster(&[StepPlan::Action { mapped: None }]));
+        assert!(
+            !needs_gluster(steps, &plans),
+            "an action on the user's system"
+        );
+        plans[traffic] = StepPlan::Action { mapped: None };
+        assert!(needs_gluster(steps, &plans), "an action in the lab");
     }
 
     #[test]
