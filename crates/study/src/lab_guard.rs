@@ -2,7 +2,7 @@
 //! link rate), again only when that changes, and taken down at the study's end, also when
 //! it fails. Not: the lab itself (`sharebench-lab`), or what runs in it.
 
-use crate::spec::{LabNeeds, Scale, Study};
+use crate::spec::{LabNeeds, Study};
 use sharebench_session::error::{CliError, CliResult};
 use std::io::Write;
 
@@ -51,31 +51,26 @@ pub fn check(study: &Study, uses_lab: bool) -> CliResult<()> {
     Ok(())
 }
 
+/// The lab's optional services, started only when a study needs them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LabServices {
+    /// smbnetfs, the FUSE mount behind `lab:smb-fuse`.
+    pub smb_fuse: bool,
+    /// GlusterFS, most of `lab up`'s time.
+    pub gluster: bool,
+}
+
 /// The study's lab: down at first, up as the steps need it, down again when dropped.
 pub struct LabGuard {
     current: Option<LabNeeds>,
-    /// Whether a step measures `lab:smb-fuse`: only then is smbnetfs mounted.
-    smb_fuse: bool,
-    /// Whether a step measures a Gluster target or acts on the replicated volume: only
-    /// then does the lab start GlusterFS.
-    gluster: bool,
+    services: LabServices,
 }
 
 impl LabGuard {
-    pub fn new(study: &Study, scale: &Scale, gluster: bool) -> LabGuard {
-        let smb_fuse = study
-            .steps
-            .iter()
-            .filter_map(|s| s.run.as_deref())
-            .any(|r| {
-                crate::spec::substitute(r, &scale.var_texts())
-                    .unwrap_or_else(|_| r.to_string())
-                    .contains("lab:smb-fuse")
-            });
+    pub fn new(services: LabServices) -> LabGuard {
         LabGuard {
             current: None,
-            smb_fuse,
-            gluster,
+            services,
         }
     }
 
@@ -103,11 +98,11 @@ impl LabGuard {
             needs.link(),
             flag(needs.write_order, "write-order"),
             flag(needs.strict_allocate, "strict-allocate"),
-            flag(Some(!self.gluster), "no-gluster"),
+            flag(Some(!self.services.gluster), "no-gluster"),
         );
         let opts = sharebench_lab::UpOptions {
-            smb_fuse: self.smb_fuse,
-            gluster: self.gluster,
+            smb_fuse: self.services.smb_fuse,
+            gluster: self.services.gluster,
             ..up_options(needs).map_err(CliError::failed)?
         };
         sharebench_lab::up(&opts).map_err(|e| CliError::failed(format!("lab up: {e:#}")))?;

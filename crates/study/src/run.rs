@@ -8,7 +8,7 @@
 //! (`check`).
 
 use crate::actions;
-use crate::lab_guard::LabGuard;
+use crate::lab_guard::{LabGuard, LabServices};
 use crate::roles::{self, Mapping, Play};
 use crate::runner;
 use crate::spec::{Action, Scale, Step, Study};
@@ -50,18 +50,27 @@ pub enum StepPlan {
     NotRun(String),
 }
 
-/// Whether the study's lab must start GlusterFS: a step measures a Gluster target, or
-/// takes an action in the lab (replication traffic; a failover, whose recovery waits for
-/// the replicated volume's heal whatever the step measures).
-fn needs_gluster(steps: &[Step], runs: &[StepPlan]) -> bool {
-    steps.iter().zip(runs).any(|(step, r)| match r {
-        StepPlan::Run(s) => {
-            s.targets.iter().any(|t| t.starts_with("lab:gluster"))
-                || (s.lab && matches!(step.action, Some(Action::Failover { .. })))
-        }
+/// The lab's optional services a study's plans need: smbnetfs only when a step measures
+/// `lab:smb-fuse`; GlusterFS when a step measures a Gluster target or takes an action in
+/// the lab (replication traffic; a failover, whose recovery waits for the replicated
+/// volume's heal whatever the step measures). Decided from the planned targets, so a role
+/// mapped to a lab target counts as the target itself.
+fn lab_services(steps: &[Step], runs: &[StepPlan]) -> LabServices {
+    let measured = |pred: &dyn Fn(&str) -> bool| {
+        runs.iter().any(|r| match r {
+            StepPlan::Run(s) => s.targets.iter().any(|t| pred(t)),
+            _ => false,
+        })
+    };
+    let lab_action = steps.iter().zip(runs).any(|(step, r)| match r {
+        StepPlan::Run(s) => s.lab && matches!(step.action, Some(Action::Failover { .. })),
         StepPlan::Action { mapped } => mapped.is_none(),
         StepPlan::NotRun(_) => false,
-    })
+    });
+    LabServices {
+        smb_fuse: measured(&|t| t == "lab:smb-fuse"),
+        gluster: lab_action || measured(&|t| t.starts_with("lab:gluster")),
+    }
 }
 
 impl StepPlan {
@@ -189,7 +198,7 @@ pub fn run(p: Prepared, out: &mut dyn Write) -> CliResult<()> {
     assert_eq!(runs.len(), study.steps.len(), "one run (or none) per step");
     let started = Instant::now();
     let mapping = st.mapping.clone();
-    let mut lab = LabGuard::new(study, scale, needs_gluster(&study.steps, &runs));
+    let mut lab = LabGuard::new(lab_services(&study.steps, &runs));
     let base_needs = study.lab.clone().unwrap_or_default();
     let blocks = scale.blocks();
     let units = runner::schedule(study, blocks);
@@ -712,7 +721,7 @@ mod tests {
             .iter()
             .map(|_| StepPlan::NotRun("unmapped".into()))
             .collect();
-        assert!(!needs_gluster(steps, &plans));
+        assert!(!lab_services(steps, &plans).gluster);
         let traffic = steps
             .iter()
             .position(|s| s.id == "replication-traffic")
@@ -721,11 +730,37 @@ mod tests {
             mapped: Some("/mnt/filer".into()),
         };
         assert!(
-            !needs_gluster(steps, &plans),
+            !lab_services(steps, &plans).gluster,
             "an action on the user's system"
         );
         plans[traffic] = StepPlan::Action { mapped: None };
-        assert!(needs_gluster(steps, &plans), "an action in the lab");
+        assert!(lab_services(steps, &plans).gluster, "an action in the lab");
+    }
+
+    #[test]
+    fn smbnetfs_only_for_a_step_measuring_it_as_target_or_role() {
+        let (study, _) = crate::find("dfs-nfs-vs-smb").unwrap();
+        let steps = &study.steps;
+        let run = |targets: &[&str]| {
+            StepPlan::Run(Box::new(StepRun {
+                line: String::new(),
+                targets: targets.iter().map(|t| t.to_string()).collect(),
+                names: vec!["nfs".into(), "smb".into()],
+                lab: true,
+                one_at_a_time: false,
+                plan: Plan::default(),
+            }))
+        };
+        let mut plans: Vec<StepPlan> = steps
+            .iter()
+            .map(|_| run(&["lab:nfs4", "lab:smb"]))
+            .collect();
+        assert!(!lab_services(steps, &plans).smb_fuse);
+        // A role mapped to the lab's FUSE mount: the plan's target, not the line, says so.
+        plans[0] = run(&["lab:nfs4", "lab:smb-fuse"]);
+        let s = lab_services(steps, &plans);
+        assert!(s.smb_fuse);
+        assert!(s.gluster, "its failover step runs in the lab");
     }
 
     #[test]
