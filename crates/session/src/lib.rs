@@ -9,6 +9,7 @@ pub mod awake;
 pub mod error;
 pub mod placement;
 pub mod progress;
+mod signal_thread;
 
 use crate::error::{CliError, CliResult};
 use crate::progress::Progress;
@@ -53,7 +54,7 @@ const SAME_INTERRUPT: std::time::Duration = std::time::Duration::from_secs(1);
 pub fn install_ctrlc() {
     static FIRST: OnceLock<std::time::Instant> = OnceLock::new();
     HANDLER.get_or_init(|| {
-        let _ = ctrlc::set_handler(|| {
+        let _ = signal_thread::spawn(|| {
             let first = *FIRST.get_or_init(std::time::Instant::now);
             if first.elapsed() < SAME_INTERRUPT {
                 CANCEL.store(true, Ordering::SeqCst);
