@@ -54,7 +54,8 @@ const SAME_INTERRUPT: std::time::Duration = std::time::Duration::from_secs(1);
 pub fn install_ctrlc() {
     static FIRST: OnceLock<std::time::Instant> = OnceLock::new();
     HANDLER.get_or_init(|| {
-        let _ = signal_thread::spawn(|| {
+        use nix::sys::signal::Signal::{SIGHUP, SIGINT, SIGTERM};
+        let _ = signal_thread::spawn(&[SIGINT, SIGTERM, SIGHUP], || {
             let first = *FIRST.get_or_init(std::time::Instant::now);
             if first.elapsed() < SAME_INTERRUPT {
                 CANCEL.store(true, Ordering::SeqCst);
