@@ -92,12 +92,13 @@ impl LabGuard {
         };
         let _ = writeln!(
             out,
-            "study: lab up (--fs {} --disk {} --link {}{}{}{})",
+            "study: lab up (--fs {} --disk {} --link {}{}{}{}{})",
             needs.fs(),
             needs.disk(),
             needs.link(),
             flag(needs.write_order, "write-order"),
             flag(needs.strict_allocate, "strict-allocate"),
+            flag(Some(!self.services.smb_fuse), "no-smb-fuse"),
             flag(Some(!self.services.gluster), "no-gluster"),
         );
         let opts = sharebench_lab::UpOptions {
