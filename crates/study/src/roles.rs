@@ -205,6 +205,12 @@ impl Mapping {
         if m.target.trim().is_empty() {
             return Err(format!("role {role}: an empty target"));
         }
+        if m.target.starts_with("lab:") {
+            return Err(format!(
+                "role {role}: {} is the lab's; the lab plays a role only as the study's default (see 'study roles'): leave {role} unmapped, with --with-lab when you map others",
+                m.target
+            ));
+        }
         if self.roles.insert(role.to_string(), m).is_some() {
             return Err(format!("role {role} is mapped twice; map each role once"));
         }
@@ -280,15 +286,10 @@ pub fn play(study: &Study, step: &Step, line_targets: &[String], mapping: &Mappi
     let mut targets = Vec::new();
     let mut missing = Vec::new();
     let mut lab = step.clients.is_some_and(|n| n > 1);
-    let mut mapped_to_lab = false;
     for role in &step.targets {
         let default = study.roles.get(role).and_then(|r| r.lab.as_deref());
         match (mapping.roles.get(role), default) {
-            (Some(m), _) => {
-                // A role the user maps to one of the lab's targets needs the lab up too.
-                mapped_to_lab |= m.target.starts_with("lab:");
-                targets.push(m.target.clone());
-            }
+            (Some(m), _) => targets.push(m.target.clone()),
             (None, Some(l)) if mapping.uses_lab() => {
                 targets.push(l.to_string());
                 lab = true;
@@ -351,7 +352,7 @@ pub fn play(study: &Study, step: &Step, line_targets: &[String], mapping: &Mappi
         return Play::Run {
             names: step.targets.clone(),
             targets,
-            lab: lab || mapped_to_lab,
+            lab,
             one_at_a_time,
         };
     }
@@ -475,20 +476,11 @@ run = "/tmp -i write"
     }
 
     #[test]
-    fn a_role_mapped_to_a_lab_target_brings_the_lab_up() {
-        let s = Study::parse(STUDY).unwrap();
+    fn a_lab_target_is_not_a_mapping() {
         let mut m = Mapping::default();
-        m.add_arg("windows=/mnt/win").unwrap();
-        m.add_arg("linux=lab:nfs4").unwrap();
-        assert_eq!(
-            play(&s, &s.steps[0], &[], &m),
-            Play::Run {
-                names: vec!["linux".into(), "windows".into()],
-                targets: vec!["lab:nfs4".into(), "/mnt/win".into()],
-                lab: true,
-                one_at_a_time: false,
-            }
-        );
+        let e = m.add_arg("linux=lab:nfs4").unwrap_err();
+        assert!(e.contains("leave linux unmapped"), "{e}");
+        assert!(m.roles.is_empty());
     }
 
     #[test]
