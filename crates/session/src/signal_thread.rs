@@ -28,7 +28,8 @@ pub fn spawn(signals: &[Signal], mut on_signal: impl FnMut() + Send + 'static) -
     std::thread::Builder::new()
         .name("signals".into())
         .spawn(move || {
-            let _ = ready.send(own_table(wake.as_raw_fd()));
+            own_table(wake.as_raw_fd());
+            let _ = ready.send(());
             let mut bytes = [0u8; 16];
             loop {
                 match wake.read(&mut bytes) {
@@ -62,18 +63,18 @@ pub fn spawn(signals: &[Signal], mut on_signal: impl FnMut() + Send + 'static) -
 }
 
 /// Blocks every signal on the calling thread and gives it a table of its own holding only
-/// the standard streams and `keep`; false (the table still shared) where a step fails.
-fn own_table(keep: RawFd) -> bool {
+/// the standard streams and `keep`; where a step fails, the table stays shared.
+fn own_table(keep: RawFd) {
     if SigSet::all().thread_block().is_err() {
-        return false;
+        return;
     }
     // Opened before the unshare so that a missing /proc or a full table leaves it shared;
     // read after it, when /proc/thread-self lists the thread's own table.
     let Ok(listing) = std::fs::read_dir("/proc/thread-self/fd") else {
-        return false;
+        return;
     };
     if unshare(CloneFlags::CLONE_FILES).is_err() {
-        return false;
+        return;
     }
     let mut open = Vec::new();
     for entry in listing {
@@ -93,7 +94,6 @@ fn own_table(keep: RawFd) -> bool {
     for fd in open.into_iter().filter(|&fd| fd > 2 && fd != keep) {
         let _ = nix::unistd::close(fd);
     }
-    true
 }
 
 /// The highest descriptor number the process may hold, plus one.

@@ -54,22 +54,23 @@ pub enum StepPlan {
 /// `lab:smb-fuse`; GlusterFS when a step measures a Gluster target or takes an action in
 /// the lab (replication traffic; a failover, whose recovery waits for the replicated
 /// volume's heal whatever the step measures). Decided from the planned targets, so a role
-/// mapped to a lab target counts as the target itself.
+/// the lab plays counts as the lab target it plays it with.
 fn lab_services(steps: &[Step], runs: &[StepPlan]) -> LabServices {
-    let measured = |pred: &dyn Fn(&str) -> bool| {
-        runs.iter().any(|r| match r {
-            StepPlan::Run(s) => s.targets.iter().any(|t| pred(t)),
-            _ => false,
+    let mut targets = runs
+        .iter()
+        .filter_map(|r| match r {
+            StepPlan::Run(s) => Some(&s.targets),
+            _ => None,
         })
-    };
+        .flatten();
     let lab_action = steps.iter().zip(runs).any(|(step, r)| match r {
         StepPlan::Run(s) => s.lab && matches!(step.action, Some(Action::Failover { .. })),
         StepPlan::Action { mapped } => mapped.is_none(),
         StepPlan::NotRun(_) => false,
     });
     LabServices {
-        smb_fuse: measured(&|t| t == "lab:smb-fuse"),
-        gluster: lab_action || measured(&|t| t.starts_with("lab:gluster")),
+        smb_fuse: targets.clone().any(|t| t == "lab:smb-fuse"),
+        gluster: lab_action || targets.any(|t| t.starts_with("lab:gluster")),
     }
 }
 
@@ -756,7 +757,7 @@ mod tests {
             .map(|_| run(&["lab:nfs4", "lab:smb"]))
             .collect();
         assert!(!lab_services(steps, &plans).smb_fuse);
-        // A role mapped to the lab's FUSE mount: the plan's target, not the line, says so.
+        // A role the lab plays with its FUSE mount: the plan's target, not the line, says so.
         plans[0] = run(&["lab:nfs4", "lab:smb-fuse"]);
         let s = lab_services(steps, &plans);
         assert!(s.smb_fuse);
