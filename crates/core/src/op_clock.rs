@@ -1,10 +1,11 @@
 //! The clock of per-request latencies: the CPU's time-stamp counter where it is invariant,
 //! read through `quanta`, which calibrates it against the monotonic clock and falls back to
-//! that clock where the counter cannot be trusted. Two readings cost about 17 ns on this
-//! project's machine against 37 ns for two `Instant::now()`; at 4 KiB tmpfs reads, under a
-//! microsecond each, that is 2-3% of the figure (docs/methods/statistics.md, "Against IOzone at 4 KiB"). Not for throughput or
-//! sample lengths, which `Instant` times: a calibration error can bend a latency by a
-//! fraction of a percent, never a figure.
+//! that clock where the counter cannot be trusted. A reading costs about half an
+//! `Instant::now()`; at 4 KiB tmpfs reads, around a microsecond each, every reading a call
+//! takes is about 1% of the figure, so the record loop takes one a call
+//! (docs/methods/statistics.md, "Against IOzone at 4 KiB"). Not for throughput or sample
+//! lengths, which `Instant` times: a calibration error can bend a latency by a fraction of
+//! a percent, never a figure.
 
 use std::sync::LazyLock;
 
@@ -30,7 +31,13 @@ impl Tick {
     /// Nanoseconds from this reading until now.
     #[inline]
     pub fn ns_since(self) -> u64 {
-        CLOCK.delta_as_nanos(self.0, CLOCK.raw())
+        self.ns_until(now())
+    }
+
+    /// Nanoseconds from this reading until a later one.
+    #[inline]
+    pub fn ns_until(self, later: Tick) -> u64 {
+        CLOCK.delta_as_nanos(self.0, later.0)
     }
 }
 

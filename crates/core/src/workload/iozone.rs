@@ -324,6 +324,9 @@ struct Pass<'a> {
     started: Instant,
     cpu_start: CpuSnapshot,
     latency: LatencyRecorder,
+    /// Where the next call's latency starts: the previous call's end, or later when work
+    /// that is not bookkeeping (a pattern fill, a check, a snapshot) ran in between.
+    mark: op_clock::Tick,
     bytes: u64,
     /// Figures noted at the stonewall: (bytes, when).
     snapshot: Option<(u64, Instant, CpuSnapshot)>,
@@ -339,6 +342,7 @@ impl<'a> Pass<'a> {
             cpu_start: CpuSnapshot::thread_now(),
             started: Instant::now(),
             latency: LatencyRecorder::new(),
+            mark: op_clock::now(),
             bytes: 0,
             snapshot: None,
             finished: None,
@@ -359,12 +363,16 @@ impl<'a> Pass<'a> {
             && self.coord.first_done.load(Ordering::Relaxed)
         {
             self.snapshot = Some((self.bytes, Instant::now(), CpuSnapshot::thread_now()));
+            self.mark = op_clock::now();
             return Ok(writes);
         }
         Ok(true)
     }
 
     /// Visits every record in the operation's order, calling `io(buf, offset, reading)`.
+    /// One clock reading a call: a call's latency runs from the previous call's end to its
+    /// own, so it includes the loop's few nanoseconds of bookkeeping but never a pattern
+    /// fill, a verification or a snapshot (each of those moves the mark past itself).
     fn run_records<F>(&mut self, mut io: F, bufs: &mut WorkerBuffers) -> Result<(), PassError>
     where
         F: FnMut(&mut [u8], u64, bool) -> io::Result<usize>,
@@ -381,6 +389,7 @@ impl<'a> Pass<'a> {
         let reads_only =
             self.spec.op.direction() == Direction::Read || self.spec.mix_reader == Some(true);
         let writes = !reads_only;
+        self.mark = op_clock::now();
         for rec in order {
             if !self.check_flags(writes)? {
                 break;
@@ -392,16 +401,21 @@ impl<'a> Pass<'a> {
             if !reading {
                 if let Some(seed) = self.spec.verify_seed {
                     pattern::fill(buf, seed, off);
+                    self.mark = op_clock::now();
                 }
             }
-            let t0 = op_clock::now();
             let n = io(buf, off, reading)?;
-            self.latency.record_ns(t0.ns_since());
+            let end = op_clock::now();
+            self.latency.record_ns(self.mark.ns_until(end));
+            self.mark = end;
             if n < len {
                 return Err(short_read(off + n as u64, cell.file_size).into());
             }
-            if reading && self.verify(buf, off) {
-                return Ok(());
+            if reading && self.spec.verify_seed.is_some() {
+                if self.verify(buf, off) {
+                    return Ok(());
+                }
+                self.mark = op_clock::now();
             }
             self.bytes += len as u64;
         }
