@@ -400,14 +400,17 @@ fn throughput(r: &Record) -> Option<f64> {
     Some(r.throughput_kib_s)
 }
 
-/// A claim that A's figures are steadier than B's, decided as a speed claim is, on how much
-/// more B's figures vary: per cell both have with three or more repetitions in common, the
-/// ratio of B's run-to-run CV to A's; their geometric mean over the cells, with its p and 95%
-/// interval from a jackknife over the repetitions (each left out in turn). The repetitions,
-/// not the cells, are the replicates: one disturbed repetition moves the CV of many cells at
-/// once (`by_rep`). Agreed when B varies significantly more, by at least the threshold;
-/// refuted when the interval leaves no room for that (A varies as much or more). Cells where
-/// either CV is 0 have no ratio and are left out.
+/// A claim that A's figures are steadier than B's, measured in one run and never decided
+/// there. Per cell both have with three or more repetitions in common, the ratio of B's
+/// run-to-run CV to A's; their geometric mean over the cells, with its p and 95% interval
+/// from a jackknife over the repetitions (each left out in turn): the repetitions, not the
+/// cells, are the replicates, since one disturbed repetition moves the CV of many cells at
+/// once (`by_rep`). That interval says how well this run knows its own ratio, not how far
+/// the next run's will be: from one run of the main job to the next the ratio moved further
+/// than the intervals allowed, and claims were agreed in some runs and refuted in others
+/// (docs/methods/statistics.md, "Steadiness: one run does not decide it"). So the
+/// verdict stays open and the line says so; a speed claim, whose ratio repeats, is decided
+/// in one run. Cells where either CV is 0 have no ratio and are left out.
 fn steadier(data: &StepData, a: &str, b: &str, ops: &[Op], class: Option<SizeClass>) -> Outcome {
     let Some(an) = &data.analysis else {
         return not_tested("no matrix records");
@@ -440,42 +443,38 @@ fn steadier(data: &StepData, a: &str, b: &str, ops: &[Op], class: Option<SizeCla
         stats::median(&cvs.iter().map(|c| c.0).collect::<Vec<_>>()),
         stats::median(&cvs.iter().map(|c| c.1).collect::<Vec<_>>())
     );
-    let Some((log, p, ci)) = by_rep::jackknife(&reps, mean_log) else {
-        return Outcome {
-            verdict: Verdict::Inconclusive,
-            found: format!(
-                "{b}'s run-to-run CV against {a}'s {where_}: {medians}; {} repetitions, and an interval over them needs 3",
-                reps.len()
-            ),
-        };
-    };
-    let threshold = an.threshold_pct;
-    let ratio = log.exp();
-    let more = compare::decide(ratio, Some(ci), p < ALPHA, threshold);
-    let verdict = claim_verdict(more, Some(ci), threshold);
-    let to_decide = open_words(
-        more,
-        verdict,
-        ratio,
-        Some(ci),
-        threshold,
-        "repetitions at this spread",
-    );
-    let words = match more {
-        compare::Verdict::Faster => format!("more, significant and at least {threshold}%"),
-        compare::Verdict::Slower => format!("less, significant and at least {threshold}%"),
-        v => compare::verdict_words(v, threshold),
+    let found = match by_rep::jackknife(&reps, mean_log) {
+        None => format!(
+            "{b}'s run-to-run CV against {a}'s {where_}: {medians}; {} repetitions, and an interval over them needs 3",
+            reps.len()
+        ),
+        Some((log, p, ci)) => {
+            let threshold = an.threshold_pct;
+            let words = match compare::decide(log.exp(), Some(ci), p < ALPHA, threshold) {
+                compare::Verdict::Faster => {
+                    format!("more within this run, significant and at least {threshold}%")
+                }
+                compare::Verdict::Slower => {
+                    format!("less within this run, significant and at least {threshold}%")
+                }
+                v => format!("{} within this run", compare::verdict_words(v, threshold)),
+            };
+            format!(
+                "{b}'s run-to-run CV against {a}'s: {} ({words}; geometric mean of per-cell ratios, 95% interval from a jackknife over {} repetitions) {where_}: {medians} ({})",
+                compare::change_with_ci(log.exp(), Some(ci)),
+                reps.len(),
+                format::p(Some(p)),
+            )
+        }
     };
     Outcome {
-        verdict,
-        found: format!(
-            "{b}'s run-to-run CV against {a}'s: {} ({words}; geometric mean of per-cell ratios, 95% interval from a jackknife over {} repetitions) {where_}: {medians} ({}){to_decide}",
-            compare::change_with_ci(ratio, Some(ci)),
-            reps.len(),
-            format::p(Some(p)),
-        ),
+        verdict: Verdict::Inconclusive,
+        found: format!("{found}; {ONE_RUN_STEADINESS}"),
     }
 }
+
+/// Why a steadiness claim stays open after one run, in its line.
+const ONE_RUN_STEADINESS: &str = "one run does not decide which is steadier: from run to run this ratio moves further than one run's interval allows (docs/methods/statistics.md); compare it over several runs (sharebench report RUN1 RUN2 RUN3 shows each run's)";
 
 /// Beyond this many times the data, an estimate of what would decide a claim says only
 /// that it is out of reach: a difference that small (or a count that rare) is not settled
@@ -1527,22 +1526,34 @@ mod tests {
     }
 
     #[test]
-    fn steadier_compares_run_to_run_variation() {
+    fn steadier_is_measured_in_one_run_never_decided() {
         let ev = One(matrix(1000.0, 1000.0, 0.2), Vec::new());
         let o = evaluate(&steadier("a", "b"), &ev, true);
-        assert_eq!(o.verdict, Verdict::Agrees, "{}", o.found);
+        assert_eq!(o.verdict, Verdict::Inconclusive, "{}", o.found);
         assert!(
-            o.found.contains("more, significant and at least 5%"),
+            o.found
+                .contains("more within this run, significant and at least 5%"),
             "{}",
             o.found
         );
+        assert!(o.found.contains("one run does not decide"), "{}", o.found);
         let o = evaluate(&steadier("b", "a"), &ev, true);
-        assert_eq!(o.verdict, Verdict::Disagrees, "{}", o.found);
-        // Both vary alike: the claimed difference is not there, however many cells.
+        assert_eq!(o.verdict, Verdict::Inconclusive, "{}", o.found);
+        assert!(
+            o.found
+                .contains("less within this run, significant and at least 5%"),
+            "{}",
+            o.found
+        );
+        // Both vary alike: equivalent within this run, and still not a verdict.
         let alike = One(matrix(1000.0, 1000.0, 0.01), Vec::new());
         let o = evaluate(&steadier("a", "b"), &alike, true);
-        assert_eq!(o.verdict, Verdict::Disagrees, "{}", o.found);
-        assert!(o.found.contains("equivalent within ±5%"), "{}", o.found);
+        assert_eq!(o.verdict, Verdict::Inconclusive, "{}", o.found);
+        assert!(
+            o.found.contains("equivalent within ±5% within this run"),
+            "{}",
+            o.found
+        );
     }
 
     fn steadier(a: &str, b: &str) -> Check {
@@ -1603,7 +1614,12 @@ mod tests {
             "{}",
             o.found
         );
-        assert!(o.found.contains("deciding it would take"), "{}", o.found);
+        assert!(
+            o.found
+                .contains("inconclusive at a 5% threshold within this run"),
+            "{}",
+            o.found
+        );
         // b slower in every repetition, two of them in turn: steadily less steady.
         let data = six_reps(|t, cell, rep| {
             let swing = if t == "b" {
@@ -1614,7 +1630,12 @@ mod tests {
             (1000.0 * wobble(cell, rep, 0) * swing, 50.0)
         });
         let o = evaluate(&steadier("a", "b"), &One(data, Vec::new()), true);
-        assert_eq!(o.verdict, Verdict::Agrees, "{}", o.found);
+        assert!(
+            o.found
+                .contains("more within this run, significant and at least 5%"),
+            "{}",
+            o.found
+        );
     }
 
     #[test]
