@@ -415,8 +415,7 @@ fn steadier(data: &StepData, a: &str, b: &str, ops: &[Op], class: Option<SizeCla
     let Some(an) = &data.analysis else {
         return not_tested("no matrix records");
     };
-    let ta = by_rep::table(&data.records, a, ops, in_class(class), throughput);
-    let tb = by_rep::table(&data.records, b, ops, in_class(class), throughput);
+    let (ta, tb) = cv_tables(data, a, b, ops, class);
     let cvs = by_rep::paired_cvs(&ta, &tb, None);
     if cvs.is_empty() {
         return not_tested(format!(
@@ -424,13 +423,7 @@ fn steadier(data: &StepData, a: &str, b: &str, ops: &[Op], class: Option<SizeCla
             scope_note(class)
         ));
     }
-    let mean_log = |skip: Option<&by_rep::Rep>| {
-        let logs: Vec<f64> = by_rep::paired_cvs(&ta, &tb, skip)
-            .iter()
-            .map(|(x, y)| (y / x).ln())
-            .collect();
-        (!logs.is_empty()).then(|| stats::mean(&logs))
-    };
+    let mean_log = |skip: Option<&by_rep::Rep>| mean_log_cv_ratio(&ta, &tb, skip);
     let reps = by_rep::all_reps(&ta, &tb);
     let where_ = format!(
         "over {} cells of {}{}",
@@ -473,8 +466,98 @@ fn steadier(data: &StepData, a: &str, b: &str, ops: &[Op], class: Option<SizeCla
     }
 }
 
+/// Both targets' figures by cell and repetition, for a steadiness claim.
+fn cv_tables(
+    data: &StepData,
+    a: &str,
+    b: &str,
+    ops: &[Op],
+    class: Option<SizeClass>,
+) -> (by_rep::Table, by_rep::Table) {
+    (
+        by_rep::table(&data.records, a, ops, in_class(class), throughput),
+        by_rep::table(&data.records, b, ops, in_class(class), throughput),
+    )
+}
+
+/// The mean over the cells of ln(B's CV / A's CV), repetition `skip` left out if given.
+fn mean_log_cv_ratio(
+    ta: &by_rep::Table,
+    tb: &by_rep::Table,
+    skip: Option<&by_rep::Rep>,
+) -> Option<f64> {
+    let logs: Vec<f64> = by_rep::paired_cvs(ta, tb, skip)
+        .iter()
+        .map(|(x, y)| (y / x).ln())
+        .collect();
+    (!logs.is_empty()).then(|| stats::mean(&logs))
+}
+
+/// A steadiness claim over several runs of its study, each run one replicate (the level
+/// that varies: docs/methods/statistics.md, "Steadiness: one run does not decide it"). Per
+/// run, the figure its own line gives (the geometric mean over the cells of B's CV over
+/// A's); over the runs, a one-sample t-test of their logarithms, decided as a speed claim
+/// is: agreed when B varies more, significant and by at least the threshold; refuted when
+/// the interval ends below it. Runs of one study each measure both targets side by side,
+/// so each run's ratio is paired within itself. `None` for any other kind of claim.
+pub fn steadier_over_runs(check: &Check, runs: &[&dyn Evidence]) -> Option<Outcome> {
+    let Check::Steadier {
+        step,
+        a,
+        b,
+        ops,
+        class,
+    } = check
+    else {
+        return None;
+    };
+    let mut logs = Vec::new();
+    let mut threshold = compare::DEFAULT_THRESHOLD_PCT;
+    for data in runs.iter().filter_map(|r| r.step(step)) {
+        let (ta, tb) = cv_tables(data, a, b, ops, *class);
+        if let (Some(log), Some(an)) = (mean_log_cv_ratio(&ta, &tb, None), &data.analysis) {
+            logs.push(log);
+            threshold = an.threshold_pct;
+        }
+    }
+    let of = format!(
+        "{b}'s run-to-run CV against {a}'s over {} of {} runs{}",
+        logs.len(),
+        runs.len(),
+        scope_note(*class)
+    );
+    let Some((p, ci)) = (logs.len() >= 3)
+        .then(|| stats::mean_log_t(&logs))
+        .flatten()
+    else {
+        return Some(Outcome {
+            verdict: Verdict::Inconclusive,
+            found: format!(
+                "{of}: three runs with the step's records are needed, each one replicate"
+            ),
+        });
+    };
+    let ratio = stats::mean(&logs).exp();
+    let more = compare::decide(ratio, Some(ci), p < ALPHA, threshold);
+    let verdict = claim_verdict(more, Some(ci), threshold);
+    let open = open_words(more, verdict, ratio, Some(ci), threshold, "runs");
+    let words = match more {
+        compare::Verdict::Faster => format!("more, significant and at least {threshold}%"),
+        compare::Verdict::Slower => format!("less, significant and at least {threshold}%"),
+        v => compare::verdict_words(v, threshold),
+    };
+    Some(Outcome {
+        verdict,
+        found: format!(
+            "{of}: {} ({words}; geometric mean of the runs' figures, 95% t-interval over the runs, {}){open}",
+            compare::change_with_ci(ratio, Some(ci)),
+            format::p(Some(p)),
+        ),
+    })
+}
+
 /// Why a steadiness claim stays open after one run, in its line.
-const ONE_RUN_STEADINESS: &str = "one run does not decide which is steadier: from run to run this ratio moves further than one run's interval allows (docs/methods/statistics.md); compare it over several runs (sharebench report RUN1 RUN2 RUN3 shows each run's)";
+const ONE_RUN_STEADINESS: &str = "one run does not decide which is steadier: from run to run this ratio moves further than one run's interval allows (docs/methods/statistics.md); decide it over three or more runs of the study (sharebench report RUN1 RUN2 RUN3)";
 
 /// Beyond this many times the data, an estimate of what would decide a claim says only
 /// that it is out of reach: a difference that small (or a count that rare) is not settled
@@ -1550,6 +1633,42 @@ mod tests {
         // Both vary alike.
         let alike = matrix(1000.0, 1000.0, 0.01);
         open_with(alike, "a", "b", "equivalent within ±5% within this run");
+    }
+
+    #[test]
+    fn steadiness_is_decided_over_three_or_more_runs() {
+        // Each run: b's repetitions wobble by `w`, a's by 1%.
+        let run = |w: f64| One(matrix(1000.0, 1000.0, w), Vec::new());
+        let over = |check: &Check, runs: &[One]| {
+            let ev: Vec<&dyn Evidence> = runs.iter().map(|r| r as &dyn Evidence).collect();
+            steadier_over_runs(check, &ev).expect("a steadiness claim")
+        };
+        let unsteady_b = [run(0.2), run(0.15), run(0.25)];
+        let o = over(&steadier("a", "b"), &unsteady_b);
+        assert_eq!(o.verdict, Verdict::Agrees, "{}", o.found);
+        assert!(o.found.contains("over 3 of 3 runs"), "{}", o.found);
+        let o = over(&steadier("b", "a"), &unsteady_b);
+        assert_eq!(o.verdict, Verdict::Disagrees, "{}", o.found);
+        // Two runs are not three replicates, however clear.
+        let o = over(&steadier("a", "b"), &unsteady_b[..2]);
+        assert_eq!(o.verdict, Verdict::Inconclusive, "{}", o.found);
+        assert!(o.found.contains("three runs"), "{}", o.found);
+        // Runs that disagree with each other decide nothing.
+        let mixed = [run(0.2), run(0.001), run(0.03), run(0.004)];
+        let o = over(&steadier("a", "b"), &mixed);
+        assert_eq!(o.verdict, Verdict::Inconclusive, "{}", o.found);
+        // Other claims are each run's to decide.
+        let faster = Check::Faster {
+            step: "m".into(),
+            a: "a".into(),
+            b: "b".into(),
+            ops: vec![Op::Write],
+            class: None,
+            corner: None,
+            threads: None,
+        };
+        let ev: Vec<&dyn Evidence> = unsteady_b.iter().map(|r| r as &dyn Evidence).collect();
+        assert!(steadier_over_runs(&faster, &ev).is_none());
     }
 
     fn steadier(a: &str, b: &str) -> Check {

@@ -589,18 +589,30 @@ pub fn write_report(
             run: r,
         })
         .collect();
-    let html = page::render(&views, &step_reports);
+    // With several runs, the claims that only runs can decide, each run one replicate.
+    let over_runs: Vec<Option<check::Outcome>> = if runs.len() > 1 {
+        let evidence: Vec<&dyn Evidence> = runs.iter().map(|(_, r)| r as &dyn Evidence).collect();
+        first
+            .study
+            .claims
+            .iter()
+            .map(|c| check::steadier_over_runs(&c.check, &evidence))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let html = page::render(&views, &over_runs, &step_reports);
     let write_err = |e: std::io::Error| format!("cannot write in --out {}: {e}", out.display());
     // Written by handle, as new files: nothing follows a symlink planted meanwhile.
     let dir = sharebench_core::safe_dir::SafeDir::create(out).map_err(write_err)?;
     for (name, bytes) in [
         ("report.html", html.into_bytes()),
-        ("verdicts.json", verdicts::render(&views)),
+        ("verdicts.json", verdicts::render(&views, &over_runs)),
     ] {
         std::io::Write::write_all(&mut dir.create_new(name, 0o644).map_err(write_err)?, &bytes)
             .map_err(write_err)?;
     }
-    Ok((page::summary_lines(&views), warnings))
+    Ok((page::summary_lines(&views, &over_runs), warnings))
 }
 
 #[cfg(test)]

@@ -217,7 +217,13 @@ fn class_table(v: &RunView) -> Markup {
 /// The page, for one run or several runs of one study side by side. Built with maud:
 /// every text is escaped unless it is marked up on purpose, and the markup is checked
 /// when sharebench is compiled.
-pub fn render(views: &[RunView], step_reports: &BTreeMap<String, String>) -> String {
+/// `over_runs`, one per claim when several runs are given: what the runs decide together
+/// (`check::steadier_over_runs`), `None` for a claim each run decides on its own.
+pub fn render(
+    views: &[RunView],
+    over_runs: &[Option<Outcome>],
+    step_reports: &BTreeMap<String, String>,
+) -> String {
     let study = &views[0].run.study;
     let body = html! {
                     h1 { (study.title) }
@@ -232,7 +238,7 @@ pub fn render(views: &[RunView], step_reports: &BTreeMap<String, String>) -> Str
                     p.q { (study.question) }
                     (roles(views))
                     (answer(views))
-                    (claims(views))
+                    (claims(views, over_runs))
                     (figures(views))
                     (departures(views))
                     (evidence(views, step_reports))
@@ -273,8 +279,9 @@ fn answer(views: &[RunView]) -> Markup {
     }
 }
 
-/// Claim by claim: what the seed said and each run's verdict.
-fn claims(views: &[RunView]) -> Markup {
+/// Claim by claim: what the seed said, each run's verdict and, with several runs, what
+/// they decide together where only runs can decide.
+fn claims(views: &[RunView], over_runs: &[Option<Outcome>]) -> Markup {
     let study = &views[0].run.study;
     let said: Vec<(usize, &crate::spec::Claim, &String)> = study
         .claims
@@ -294,6 +301,7 @@ fn claims(views: &[RunView]) -> Markup {
                 th { "#" }
                 th { "the seed said" }
                 @for v in views { th { "this run found" (run_suffix(views, v)) } }
+                @if !over_runs.is_empty() { th { "over the runs" } }
             }
             @for (n, (i, c, said)) in said.iter().enumerate() {
                 tr id={ "claim-" (c.id) } {
@@ -306,6 +314,14 @@ fn claims(views: &[RunView]) -> Markup {
                         td {
                             (verdict_html(&v.outcomes[*i])) br;
                             span.note { "step " code { (c.check.step()) } }
+                        }
+                    }
+                    @if !over_runs.is_empty() {
+                        td {
+                            @match &over_runs[*i] {
+                                Some(o) => (verdict_html(o)),
+                                None => span.note { "each run decides it" },
+                            }
                         }
                     }
                 }
@@ -492,7 +508,7 @@ fn roles(views: &[RunView]) -> Markup {
 }
 
 /// The terminal summary: the headline and one line per claim.
-pub fn summary_lines(views: &[RunView]) -> Vec<String> {
+pub fn summary_lines(views: &[RunView], over_runs: &[Option<Outcome>]) -> Vec<String> {
     let mut out = Vec::new();
     for v in views {
         let p = if views.len() > 1 {
@@ -512,6 +528,22 @@ pub fn summary_lines(views: &[RunView]) -> Vec<String> {
                 o.found
             ));
         }
+    }
+    let claims = &views[0].run.study.claims;
+    let together: Vec<String> = claims
+        .iter()
+        .zip(over_runs)
+        .filter_map(|(c, o)| {
+            let o = o.as_ref()?;
+            Some(format!("  {:<13} {}: {}", o.verdict.name(), c.id, o.found))
+        })
+        .collect();
+    if !together.is_empty() {
+        out.push(format!(
+            "Over the {} runs, each one replicate (claims one run does not decide):",
+            views.len()
+        ));
+        out.extend(together);
     }
     out
 }

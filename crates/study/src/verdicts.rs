@@ -17,6 +17,16 @@ struct Doc<'a> {
     version: u32,
     study: &'a str,
     runs: Vec<Run<'a>>,
+    /// With several runs: the claims that only runs decide, each run one replicate.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    over_runs: Vec<Together<'a>>,
+}
+
+#[derive(Serialize)]
+struct Together<'a> {
+    id: &'a str,
+    verdict: crate::check::Verdict,
+    found: &'a str,
 }
 
 #[derive(Serialize)]
@@ -39,8 +49,8 @@ struct Claim<'a> {
     found: &'a str,
 }
 
-/// The whole file for these runs of one study.
-pub fn render(views: &[RunView]) -> Vec<u8> {
+/// The whole file for these runs of one study; `over_runs` as `page::render` takes it.
+pub fn render(views: &[RunView], over_runs: &[Option<crate::check::Outcome>]) -> Vec<u8> {
     let doc = Doc {
         schema: "sharebench-study-verdicts",
         version: VERSION,
@@ -70,6 +80,21 @@ pub fn render(views: &[RunView]) -> Vec<u8> {
                         found: &o.found,
                     })
                     .collect(),
+            })
+            .collect(),
+        over_runs: views
+            .first()
+            .map(|v| v.run.study.claims.as_slice())
+            .unwrap_or_default()
+            .iter()
+            .zip(over_runs)
+            .filter_map(|(c, o)| {
+                let o = o.as_ref()?;
+                Some(Together {
+                    id: &c.id,
+                    verdict: o.verdict,
+                    found: &o.found,
+                })
             })
             .collect(),
     };
