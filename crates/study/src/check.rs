@@ -1658,17 +1658,8 @@ mod tests {
         let o = over(&steadier("a", "b"), &mixed);
         assert_eq!(o.verdict, Verdict::Inconclusive, "{}", o.found);
         // Other claims are each run's to decide.
-        let faster = Check::Faster {
-            step: "m".into(),
-            a: "a".into(),
-            b: "b".into(),
-            ops: vec![Op::Write],
-            class: None,
-            corner: None,
-            threads: None,
-        };
         let ev: Vec<&dyn Evidence> = unsteady_b.iter().map(|r| r as &dyn Evidence).collect();
-        assert!(steadier_over_runs(&faster, &ev).is_none());
+        assert!(steadier_over_runs(&faster("a", "b", None), &ev).is_none());
     }
 
     fn steadier(a: &str, b: &str) -> Check {
