@@ -36,6 +36,10 @@ id = "remove-beats-create"
 said = "removal is faster than creation"
 check = { kind = "better", step = "meta", a = "SHM", b = "SHM", op = "remove-file", op_b = "create-file", metric = "rate" }
 [[claims]]
+id = "shm-steadier"
+said = "tmpfs varies less"
+check = { kind = "steadier", step = "m", a = "SHM", b = "DISK", ops = ["write", "rewrite"] }
+[[claims]]
 id = "no-windows"
 said = "Windows is slower"
 check = { kind = "not-in-lab", why = "no Windows here" }
@@ -63,7 +67,15 @@ fn a_local_study_runs_and_reports_every_claim_from_its_records() {
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
     assert!(text.contains("Report: "), "{text}");
-    assert!(text.contains("of the seed's 3 claims"), "{text}");
+    assert!(text.contains("of the seed's 4 claims"), "{text}");
+    // Which is steadier: the run's figure, never a verdict from one run.
+    let line = text.lines().find(|l| l.contains("shm-steadier:")).unwrap();
+    assert!(
+        line.contains("inconclusive")
+            && line.contains("jackknife over 3 repetitions")
+            && line.contains("one run does not decide"),
+        "{line}"
+    );
     assert!(
         text.contains("not tested    no-windows: no Windows here"),
         "{text}"
@@ -99,7 +111,7 @@ fn a_local_study_runs_and_reports_every_claim_from_its_records() {
         (Some("local"), Some(1))
     );
     let claims = v["runs"][0]["claims"].as_array().unwrap();
-    assert_eq!(claims.len(), 4, "{v}");
+    assert_eq!(claims.len(), 5, "{v}");
     let c = claims.iter().find(|c| c["id"] == "shm-faster").unwrap();
     assert_eq!(c["check"]["kind"], "faster");
     assert!(
@@ -146,6 +158,18 @@ fn a_local_study_runs_and_reports_every_claim_from_its_records() {
     assert!(o.status.success(), "{}", stderr(&o));
     let html = std::fs::read_to_string(cmp.join("report.html")).unwrap();
     assert!(html.contains("this run found (a)") && html.contains("this run found (b)"));
+    // Over the runs, one run given twice is one replicate, not two.
+    assert!(html.contains("over the runs"), "no over-the-runs column");
+    let v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(cmp.join("verdicts.json")).unwrap()).unwrap();
+    let over = &v["over_runs"][0];
+    assert_eq!(over["id"], "shm-steadier", "{v}");
+    assert_eq!(over["verdict"], "inconclusive", "{v}");
+    let found = over["found"].as_str().unwrap();
+    assert!(
+        found.contains("over 1 of 1 runs") && found.contains("three runs"),
+        "{found}"
+    );
     // A study directory mixed with plain results is refused in one line.
     let o = run(&[
         "report",

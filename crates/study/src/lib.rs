@@ -589,9 +589,15 @@ pub fn write_report(
             run: r,
         })
         .collect();
-    // With several runs, the claims that only runs can decide, each run one replicate.
+    // With several runs, the claims that only runs can decide, each run one replicate: a
+    // run given twice (or copied) is counted once, by when it started.
     let over_runs: Vec<Option<check::Outcome>> = if runs.len() > 1 {
-        let evidence: Vec<&dyn Evidence> = runs.iter().map(|(_, r)| r as &dyn Evidence).collect();
+        let mut seen = std::collections::BTreeSet::new();
+        let evidence: Vec<&dyn Evidence> = runs
+            .iter()
+            .filter(|(_, r)| seen.insert(r.state.started_at.as_str()))
+            .map(|(_, r)| r as &dyn Evidence)
+            .collect();
         first
             .study
             .claims
