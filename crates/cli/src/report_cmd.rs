@@ -17,9 +17,12 @@ sharebench report nfs.xls smb.xls --label NFS --label SMB --baseline NFS --out c
 sharebench report iozone-nfs.txt fio-smb.json --out cmp\n  \
 sharebench report ext4/run*.txt xfs/run*.txt --label ext4 --label ext4 ... --out cmp\n  \
 sharebench report runs/ext4 runs/xfs --out cmp    a directory of runs per target\n  \
-sharebench report old-export new-export --baseline old-export --out cmp --fail-if-slower 5\n\n\
+sharebench report old-export new-export --baseline old-export --out cmp --fail-if-slower 5\n  \
+sharebench report dfs1 dfs2 dfs3 --out dfs-over-runs    three runs of one study\n\n\
 Inputs that share a label are runs of one target: with three or more a side, the runs\n\
-are the replicates of the comparison (docs/methods/statistics.md, \"Replicates\").")]
+are the replicates of the comparison (docs/methods/statistics.md, \"Replicates\").\n\
+Study directories ('sharebench study run --out DIR') are reported claim by claim; three or\n\
+more runs of one study also decide what one run cannot: which target is the steadier.")]
 pub struct ReportArgs {
     /// Inputs: sharebench result directories, IOzone text output (-a, -R, -t), IOzone -b
     /// workbooks (.xls, .xlsx), fio JSON (--output-format=json), or a directory of such

@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 
 static CLOCK: LazyLock<quanta::Clock> = LazyLock::new(quanta::Clock::new);
 
-/// A reading of the clock, for `ns_since`.
+/// A reading of the clock, for `ns_since` and `ns_until`.
 #[derive(Debug, Clone, Copy)]
 pub struct Tick(u64);
 
@@ -34,7 +34,7 @@ impl Tick {
         self.ns_until(now())
     }
 
-    /// Nanoseconds from this reading until a later one.
+    /// Nanoseconds from this reading until a later one (0 if `later` is not later).
     #[inline]
     pub fn ns_until(self, later: Tick) -> u64 {
         CLOCK.delta_as_nanos(self.0, later.0)

@@ -181,6 +181,11 @@ pub fn evaluate(check: &Check, ev: &dyn Evidence, is_claim: bool) -> Outcome {
             }
         }
     };
+    as_figure_unless(is_claim, out)
+}
+
+/// A figure without a claim is `measured` (or `not tested`), whatever the numbers say.
+fn as_figure_unless(is_claim: bool, out: Outcome) -> Outcome {
     if !is_claim && out.verdict != Verdict::NotTested {
         return Outcome {
             verdict: Verdict::Measured,
@@ -450,7 +455,7 @@ fn steadier(data: &StepData, a: &str, b: &str, ops: &[Op], class: Option<SizeCla
                 compare::Verdict::Slower => {
                     format!("less within this run, significant and at least {threshold}%")
                 }
-                v => format!("{} within this run", compare::verdict_words(v, threshold)),
+                v => format!("{} in this run", compare::verdict_words(v, threshold)),
             };
             format!(
                 "{b}'s run-to-run CV against {a}'s: {} ({words}; geometric mean of per-cell ratios, 95% interval from a jackknife over {} repetitions) {where_}: {medians} ({})",
@@ -499,8 +504,14 @@ fn mean_log_cv_ratio(
 /// A's); over the runs, a one-sample t-test of their logarithms, decided as a speed claim
 /// is: agreed when B varies more, significant and by at least the threshold; refuted when
 /// the interval ends below it. Runs of one study each measure both targets side by side,
-/// so each run's ratio is paired within itself. `None` for any other kind of claim.
-pub fn steadier_over_runs(check: &Check, runs: &[&dyn Evidence]) -> Option<Outcome> {
+/// so each run's ratio is paired within itself. `runs` are distinct runs of one study at
+/// one scale and mapping (the caller picks them: `write_report`); `is_claim` as `evaluate`
+/// takes it. `None` for any other kind of check. Not: a check of one run (`steadier`).
+pub fn steadier_over_runs(
+    check: &Check,
+    runs: &[&dyn Evidence],
+    is_claim: bool,
+) -> Option<Outcome> {
     let Check::Steadier {
         step,
         a,
@@ -511,31 +522,47 @@ pub fn steadier_over_runs(check: &Check, runs: &[&dyn Evidence]) -> Option<Outco
     else {
         return None;
     };
+    Some(as_figure_unless(
+        is_claim,
+        steadier_over(runs, step, a, b, ops, *class),
+    ))
+}
+
+/// `steadier_over_runs` for a steadiness check, at the first run's threshold.
+fn steadier_over(
+    runs: &[&dyn Evidence],
+    step: &str,
+    a: &str,
+    b: &str,
+    ops: &[Op],
+    class: Option<SizeClass>,
+) -> Outcome {
     let mut logs = Vec::new();
-    let mut threshold = compare::DEFAULT_THRESHOLD_PCT;
+    let mut threshold = None;
     for data in runs.iter().filter_map(|r| r.step(step)) {
-        let (ta, tb) = cv_tables(data, a, b, ops, *class);
+        let (ta, tb) = cv_tables(data, a, b, ops, class);
         if let (Some(log), Some(an)) = (mean_log_cv_ratio(&ta, &tb, None), &data.analysis) {
             logs.push(log);
-            threshold = an.threshold_pct;
+            threshold.get_or_insert(an.threshold_pct);
         }
     }
+    let threshold = threshold.unwrap_or(compare::DEFAULT_THRESHOLD_PCT);
     let of = format!(
         "{b}'s run-to-run CV against {a}'s over {} of {} runs{}",
         logs.len(),
         runs.len(),
-        scope_note(*class)
+        scope_note(class)
     );
     let Some((p, ci)) = (logs.len() >= 3)
         .then(|| stats::mean_log_t(&logs))
         .flatten()
     else {
-        return Some(Outcome {
+        return Outcome {
             verdict: Verdict::Inconclusive,
             found: format!(
                 "{of}: three runs with the step's records are needed, each one replicate"
             ),
-        });
+        };
     };
     let ratio = stats::mean(&logs).exp();
     let more = compare::decide(ratio, Some(ci), p < ALPHA, threshold);
@@ -546,14 +573,14 @@ pub fn steadier_over_runs(check: &Check, runs: &[&dyn Evidence]) -> Option<Outco
         compare::Verdict::Slower => format!("less, significant and at least {threshold}%"),
         v => compare::verdict_words(v, threshold),
     };
-    Some(Outcome {
+    Outcome {
         verdict,
         found: format!(
             "{of}: {} ({words}; geometric mean of the runs' figures, 95% t-interval over the runs, {}){open}",
             compare::change_with_ci(ratio, Some(ci)),
             format::p(Some(p)),
         ),
-    })
+    }
 }
 
 /// Why a steadiness claim stays open after one run, in its line.
@@ -1632,7 +1659,7 @@ mod tests {
         );
         // Both vary alike.
         let alike = matrix(1000.0, 1000.0, 0.01);
-        open_with(alike, "a", "b", "equivalent within ±5% within this run");
+        open_with(alike, "a", "b", "equivalent within ±5% in this run");
     }
 
     #[test]
@@ -1641,7 +1668,7 @@ mod tests {
         let run = |w: f64| One(matrix(1000.0, 1000.0, w), Vec::new());
         let over = |check: &Check, runs: &[One]| {
             let ev: Vec<&dyn Evidence> = runs.iter().map(|r| r as &dyn Evidence).collect();
-            steadier_over_runs(check, &ev).expect("a steadiness claim")
+            steadier_over_runs(check, &ev, true).expect("a steadiness claim")
         };
         let unsteady_b = [run(0.2), run(0.15), run(0.25)];
         let o = over(&steadier("a", "b"), &unsteady_b);
@@ -1659,7 +1686,10 @@ mod tests {
         assert_eq!(o.verdict, Verdict::Inconclusive, "{}", o.found);
         // Other claims are each run's to decide.
         let ev: Vec<&dyn Evidence> = unsteady_b.iter().map(|r| r as &dyn Evidence).collect();
-        assert!(steadier_over_runs(&faster("a", "b", None), &ev).is_none());
+        assert!(steadier_over_runs(&faster("a", "b", None), &ev, true).is_none());
+        // A figure without a claim is measured over the runs too, never agreed.
+        let o = steadier_over_runs(&steadier("a", "b"), &ev, false).unwrap();
+        assert_eq!(o.verdict, Verdict::Measured, "{}", o.found);
     }
 
     fn steadier(a: &str, b: &str) -> Check {
@@ -1722,7 +1752,7 @@ mod tests {
         );
         assert!(
             o.found
-                .contains("inconclusive at a 5% threshold within this run"),
+                .contains("inconclusive at a 5% threshold in this run"),
             "{}",
             o.found
         );

@@ -590,19 +590,31 @@ pub fn write_report(
         })
         .collect();
     // With several runs, the claims that only runs can decide, each run one replicate: a
-    // run given twice (or copied) is counted once, by when it started.
+    // run given twice (or copied) counts once, by when it started, and only runs at the
+    // first one's scale and mapping are replicates of one figure.
     let over_runs: Vec<Option<check::Outcome>> = if runs.len() > 1 {
         let mut seen = std::collections::BTreeSet::new();
-        let evidence: Vec<&dyn Evidence> = runs
+        let (alike, other): (Vec<&RunEvidence>, Vec<&RunEvidence>) = runs
             .iter()
-            .filter(|(_, r)| seen.insert(r.state.started_at.as_str()))
-            .map(|(_, r)| r as &dyn Evidence)
-            .collect();
+            .map(|(_, r)| r)
+            .filter(|r| seen.insert(r.state.started_at.as_str()))
+            .partition(|r| {
+                r.state.scale == first.state.scale && r.state.mapping == first.state.mapping
+            });
+        let evidence: Vec<&dyn Evidence> = alike.iter().map(|r| *r as &dyn Evidence).collect();
+        let left_out = match other.len() {
+            0 => String::new(),
+            n => format!("; {n} run(s) left out: another scale or mapping than the first"),
+        };
         first
             .study
             .claims
             .iter()
-            .map(|c| check::steadier_over_runs(&c.check, &evidence))
+            .map(|c| {
+                let mut o = check::steadier_over_runs(&c.check, &evidence, c.said.is_some())?;
+                o.found.push_str(&left_out);
+                Some(o)
+            })
             .collect()
     } else {
         Vec::new()

@@ -239,7 +239,7 @@ pub fn render(
                     (roles(views))
                     (answer(views))
                     (claims(views, over_runs))
-                    (figures(views))
+                    (figures(views, over_runs))
                     (departures(views))
                     (evidence(views, step_reports))
                     @for v in views.iter().filter(|v| !v.run.warnings.is_empty()) {
@@ -316,22 +316,23 @@ fn claims(views: &[RunView], over_runs: &[Option<Outcome>]) -> Markup {
                             span.note { "step " code { (c.check.step()) } }
                         }
                     }
-                    @if !over_runs.is_empty() {
-                        td {
-                            @match &over_runs[*i] {
-                                Some(o) => (verdict_html(o)),
-                                None => span.note { "each run decides it" },
-                            }
-                        }
-                    }
+                    @if !over_runs.is_empty() { td { (over_runs_cell(&over_runs[*i])) } }
                 }
             }
         }
     }
 }
 
+/// What several runs decide together, or that each run decides on its own.
+fn over_runs_cell(o: &Option<Outcome>) -> Markup {
+    match o {
+        Some(o) => verdict_html(o),
+        None => html! { span.note { "each run decides it" } },
+    }
+}
+
 /// The figures a study measures without a claim to check.
-fn figures(views: &[RunView]) -> Markup {
+fn figures(views: &[RunView], over_runs: &[Option<Outcome>]) -> Markup {
     let study = &views[0].run.study;
     if study.claims.iter().all(|c| c.said.is_some()) {
         return html! {};
@@ -342,11 +343,13 @@ fn figures(views: &[RunView]) -> Markup {
             tr {
                 th { "figure" }
                 @for v in views { th { "measured" (run_suffix(views, v)) } }
+                @if !over_runs.is_empty() { th { "over the runs" } }
             }
             @for (i, c) in study.claims.iter().enumerate().filter(|(_, c)| c.said.is_none()) {
                 tr id={ "figure-" (c.id) } {
                     td { (c.source.as_deref().unwrap_or(&c.id)) }
                     @for v in views { td { (verdict_html(&v.outcomes[i])) } }
+                    @if !over_runs.is_empty() { td { (over_runs_cell(&over_runs[i])) } }
                 }
             }
         }
@@ -529,7 +532,7 @@ pub fn summary_lines(views: &[RunView], over_runs: &[Option<Outcome>]) -> Vec<St
             ));
         }
     }
-    let claims = &views[0].run.study.claims;
+    let claims = views.first().map_or(&[][..], |v| &v.run.study.claims);
     let together: Vec<String> = claims
         .iter()
         .zip(over_runs)

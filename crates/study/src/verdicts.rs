@@ -22,6 +22,7 @@ struct Doc<'a> {
     over_runs: Vec<Together<'a>>,
 }
 
+/// One claim (or figure) as several runs decide it together.
 #[derive(Serialize)]
 struct Together<'a> {
     id: &'a str,
