@@ -447,16 +447,7 @@ fn steadier(data: &StepData, a: &str, b: &str, ops: &[Op], class: Option<SizeCla
             reps.len()
         ),
         Some((log, p, ci)) => {
-            let threshold = an.threshold_pct;
-            let words = match compare::decide(log.exp(), Some(ci), p < ALPHA, threshold) {
-                compare::Verdict::Faster => {
-                    format!("more within this run, significant and at least {threshold}%")
-                }
-                compare::Verdict::Slower => {
-                    format!("less within this run, significant and at least {threshold}%")
-                }
-                v => format!("{} in this run", compare::verdict_words(v, threshold)),
-            };
+            let words = cv_words(log.exp(), ci, p, an.threshold_pct, true);
             format!(
                 "{b}'s run-to-run CV against {a}'s: {} ({words}; geometric mean of per-cell ratios, 95% interval from a jackknife over {} repetitions) {where_}: {medians} ({})",
                 compare::change_with_ci(log.exp(), Some(ci)),
@@ -468,6 +459,21 @@ fn steadier(data: &StepData, a: &str, b: &str, ops: &[Op], class: Option<SizeCla
     Outcome {
         verdict: Verdict::Inconclusive,
         found: format!("{found}; {ONE_RUN_STEADINESS}"),
+    }
+}
+
+/// How much more B's CV is than A's, in a speed verdict's words, said of one run
+/// (`in_this_run`) or of several; the words only, never a verdict.
+fn cv_words(ratio: f64, ci: (f64, f64), p: f64, threshold: f64, in_this_run: bool) -> String {
+    let (within, in_) = if in_this_run {
+        (" within this run", " in this run")
+    } else {
+        ("", "")
+    };
+    match compare::decide(ratio, Some(ci), p < ALPHA, threshold) {
+        compare::Verdict::Faster => format!("more{within}, significant and at least {threshold}%"),
+        compare::Verdict::Slower => format!("less{within}, significant and at least {threshold}%"),
+        v => format!("{}{in_}", compare::verdict_words(v, threshold)),
     }
 }
 
@@ -565,11 +571,7 @@ fn steadier_over(
         };
     };
     let ratio = stats::mean(&logs).exp();
-    let words = match compare::decide(ratio, Some(ci), p < ALPHA, threshold) {
-        compare::Verdict::Faster => format!("more, significant and at least {threshold}%"),
-        compare::Verdict::Slower => format!("less, significant and at least {threshold}%"),
-        v => compare::verdict_words(v, threshold),
-    };
+    let words = cv_words(ratio, ci, p, threshold, false);
     Outcome {
         verdict: Verdict::Inconclusive,
         found: format!(

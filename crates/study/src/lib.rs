@@ -508,6 +508,39 @@ fn all_steps(
     })
 }
 
+/// With several runs of one study, each claim's figure over them where only runs could
+/// decide it (`check::steadier_over_runs`), else `None`; empty with one run. A run given
+/// twice (or copied) counts once, by when it started, and only runs at the first one's
+/// scale and mapping are replicates of one figure.
+fn over_the_runs(runs: &[(String, RunEvidence)]) -> Vec<Option<check::Outcome>> {
+    let [(_, first), _, ..] = runs else {
+        return Vec::new();
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    let (alike, other): (Vec<&RunEvidence>, Vec<&RunEvidence>) = runs
+        .iter()
+        .map(|(_, r)| r)
+        .filter(|r| seen.insert(r.state.started_at.as_str()))
+        .partition(|r| {
+            r.state.scale == first.state.scale && r.state.mapping == first.state.mapping
+        });
+    let evidence: Vec<&dyn Evidence> = alike.iter().map(|r| *r as &dyn Evidence).collect();
+    let left_out = match other.len() {
+        0 => String::new(),
+        n => format!("; {n} run(s) left out: another scale or mapping than the first"),
+    };
+    first
+        .study
+        .claims
+        .iter()
+        .map(|c| {
+            let mut o = check::steadier_over_runs(&c.check, &evidence, c.said.is_some())?;
+            o.found.push_str(&left_out);
+            Some(o)
+        })
+        .collect()
+}
+
 /// Writes the report of one study run (or of several runs of one study, compared) into
 /// a new or empty `out`: `report.html` (question, answer, claims, evidence) and, per step
 /// with records, `STEP/report.html`, `results.xlsx` and `results.csv`. Returns the lines
@@ -589,36 +622,7 @@ pub fn write_report(
             run: r,
         })
         .collect();
-    // With several runs, the claims that only runs can decide, each run one replicate: a
-    // run given twice (or copied) counts once, by when it started, and only runs at the
-    // first one's scale and mapping are replicates of one figure.
-    let over_runs: Vec<Option<check::Outcome>> = if runs.len() > 1 {
-        let mut seen = std::collections::BTreeSet::new();
-        let (alike, other): (Vec<&RunEvidence>, Vec<&RunEvidence>) = runs
-            .iter()
-            .map(|(_, r)| r)
-            .filter(|r| seen.insert(r.state.started_at.as_str()))
-            .partition(|r| {
-                r.state.scale == first.state.scale && r.state.mapping == first.state.mapping
-            });
-        let evidence: Vec<&dyn Evidence> = alike.iter().map(|r| *r as &dyn Evidence).collect();
-        let left_out = match other.len() {
-            0 => String::new(),
-            n => format!("; {n} run(s) left out: another scale or mapping than the first"),
-        };
-        first
-            .study
-            .claims
-            .iter()
-            .map(|c| {
-                let mut o = check::steadier_over_runs(&c.check, &evidence, c.said.is_some())?;
-                o.found.push_str(&left_out);
-                Some(o)
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
+    let over_runs = over_the_runs(runs);
     let html = page::render(&views, &over_runs, &step_reports);
     let write_err = |e: std::io::Error| format!("cannot write in --out {}: {e}", out.display());
     // Written by handle, as new files: nothing follows a symlink planted meanwhile.

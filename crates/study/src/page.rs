@@ -217,7 +217,7 @@ fn class_table(v: &RunView) -> Markup {
 /// The page, for one run or several runs of one study side by side. Built with maud:
 /// every text is escaped unless it is marked up on purpose, and the markup is checked
 /// when sharebench is compiled.
-/// `over_runs`, one per claim when several runs are given: what the runs decide together
+/// `over_runs`, one per claim when several runs are given: the figure over the runs
 /// (`check::steadier_over_runs`), `None` for a claim each run decides on its own.
 pub fn render(
     views: &[RunView],
@@ -279,8 +279,8 @@ fn answer(views: &[RunView]) -> Markup {
     }
 }
 
-/// Claim by claim: what the seed said, each run's verdict and, with several runs, what
-/// they decide together where only runs can decide.
+/// Claim by claim: what the seed said, each run's verdict and, with several runs, the
+/// figure over them where only runs could decide.
 fn claims(views: &[RunView], over_runs: &[Option<Outcome>]) -> Markup {
     let study = &views[0].run.study;
     let said: Vec<(usize, &crate::spec::Claim, &String)> = study
@@ -323,7 +323,7 @@ fn claims(views: &[RunView], over_runs: &[Option<Outcome>]) -> Markup {
     }
 }
 
-/// What several runs decide together, or that each run decides on its own.
+/// A claim's figure over several runs, or that each run decides it on its own.
 fn over_runs_cell(o: &Option<Outcome>) -> Markup {
     match o {
         Some(o) => verdict_html(o),

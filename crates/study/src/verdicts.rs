@@ -17,12 +17,13 @@ struct Doc<'a> {
     version: u32,
     study: &'a str,
     runs: Vec<Run<'a>>,
-    /// With several runs: the claims that only runs decide, each run one replicate.
+    /// With several runs: the claims that only runs could decide, over them, each run one
+    /// replicate.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     over_runs: Vec<Together<'a>>,
 }
 
-/// One claim (or figure) as several runs decide it together.
+/// One claim (or figure) over several runs.
 #[derive(Serialize)]
 struct Together<'a> {
     id: &'a str,
