@@ -1,8 +1,9 @@
 //! The engine: runs a plan against targets and emits one record per measurement. It only
 //! schedules: repetitions outermost, then the workload's units (the IOzone matrix's cells,
-//! the load workload's points, or one whole test), then the targets in turn (each repetition starting one target
-//! later), so a unit's samples on the targets are close in time and drift on a noisy
-//! machine hits them alike. With `--reps auto`, a unit is sampled until `sampling` settles
+//! the load workload's points, or one whole test), then the targets in turn (each unit of a
+//! repetition starting one target later than in the last repetition, and one later than
+//! the unit before it), so a unit's samples on the targets are close in time, drift on a
+//! noisy machine hits them alike, and no target is first more often than another. With `--reps auto`, a unit is sampled until `sampling` settles
 //! it. What a unit does is its workload's (`workload::Runner`); records go to an
 //! `Observer`. It knows nothing of output formats.
 
@@ -85,13 +86,11 @@ pub fn run_ranked(
     }
     let n = targets.len();
     for rep in 0..plan.reps {
-        // Each repetition starts one target later (A B, B A, A B, ...), so no target is
-        // always first, and a drift that spans a unit's round falls on every target alike.
-        let turn: Vec<usize> = (0..n).map(|k| (k + rep as usize) % n).collect();
-        for unit in runner.units(plan) {
+        for (u, unit) in runner.units(plan).into_iter().enumerate() {
             if tally.as_ref().is_some_and(|t| t.is_settled(unit)) {
                 continue;
             }
+            let turn = first_in_turn(n, rep, u);
             let mut held = Held::new(&mut *observer, tally.is_some());
             for &t in &turn {
                 let target = &targets[t];
@@ -137,6 +136,15 @@ pub fn run_ranked(
         }
     }
     Ok(summary)
+}
+
+/// The order of the targets for the `u`th unit of repetition `rep`: it starts one target
+/// later each repetition (A B, B A, A B, ...), so a drift that spans a unit's round falls
+/// on every target alike, and one later each unit, so the first slot of a unit (which
+/// follows another unit's work, and in an A/A check ran about 0.3% slower) and the first
+/// repetition (on a cold cell) fall on every target in as many units.
+fn first_in_turn(n: usize, rep: u32, u: usize) -> Vec<usize> {
+    (0..n).map(|k| (k + rep as usize + u) % n).collect()
 }
 
 /// The unit of the plan a record belongs to (as `Plan::done` numbers units), if any.
@@ -268,7 +276,7 @@ mod tests {
     }
 
     #[test]
-    fn repetitions_outermost_then_cells_then_targets_in_turn() {
+    fn repetitions_outermost_then_cells_then_targets_in_turn_each_cell_one_later() {
         let (a, _) = target("a");
         let (b, _) = target("b");
         let mut kept = Kept::default();
@@ -276,8 +284,9 @@ mod tests {
         assert!(s.all_ok() && s.records == 16, "{s:?}");
         let got = order(&kept);
         let mut want = Vec::new();
-        for (rep, turn) in [(0, ["a", "b"]), (1, ["b", "a"])] {
-            for size in [64 << 10, 128 << 10] {
+        let (ab, ba) = (["a", "b"], ["b", "a"]);
+        for (rep, turns) in [(0, [ab, ba]), (1, [ba, ab])] {
+            for (size, turn) in [64 << 10, 128 << 10].into_iter().zip(turns) {
                 for t in turn {
                     for op in ["write", "read"] {
                         want.push((rep, t.to_string(), size, op.to_string()));
@@ -286,6 +295,31 @@ mod tests {
             }
         }
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn every_target_is_first_as_often_over_the_units_even_with_odd_repetitions() {
+        for n in 2..=3 {
+            let mut first = vec![0; n];
+            let mut cold = vec![0; n];
+            for u in 0..6 {
+                for rep in 0..7 {
+                    let turn = first_in_turn(n, rep, u);
+                    let mut sorted = turn.clone();
+                    sorted.sort();
+                    assert_eq!(sorted, (0..n).collect::<Vec<_>>(), "each target once");
+                    first[turn[0]] += 1;
+                    if rep == 0 {
+                        cold[turn[0]] += 1;
+                    }
+                }
+            }
+            assert!(
+                first.iter().all(|&f| f == first[0]),
+                "{n} targets: {first:?}"
+            );
+            assert!(cold.iter().all(|&f| f == cold[0]), "{n} targets: {cold:?}");
+        }
     }
 
     #[test]
