@@ -284,6 +284,16 @@ fn reps_auto_samples_each_cell_until_it_is_known_or_capped() {
         "{}",
         stdout(&o)
     );
+    // Taken in an order drawn for the run, listed as given.
+    let run_json: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let order = &run_json["target_order"];
+    assert!(
+        *order == serde_json::json!([0, 1]) || *order == serde_json::json!([1, 0]),
+        "{run_json}"
+    );
+    assert_eq!(run_json["targets"][0]["name"], a, "{run_json}");
+    assert_eq!(run_json["targets"][1]["name"], b, "{run_json}");
     let recs = records(&out);
     for size in [256 << 10, 1 << 20] {
         let cell: Vec<&Value> = recs.iter().filter(|r| r["file_size"] == size).collect();

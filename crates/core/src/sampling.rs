@@ -2,7 +2,8 @@
 //! After every round of a unit over the targets, the unit is settled when its figures are
 //! known to the width asked for, or when it has used its samples or its time. Known means:
 //! the 95% interval of each operation's median is within the width on every target, or,
-//! with several targets, the 95% interval of the median ratio of each target to the first,
+//! with several targets, the 95% interval of the median ratio of each target to the first
+//! (the first the run takes: the engine's first),
 //! taken round by round, is. When the machine's speed drifts it moves every target alike,
 //! and the ratio settles long before the medians do; when the targets' noise is their own
 //! (the lab's servers), the medians settle first (docs/methods/statistics.md). The records of the round that

@@ -314,12 +314,17 @@ fn load_sharebench(jsonl: &Path, label: Option<String>, loaded: &mut Loaded) -> 
             dir.display()
         ));
     }
-    // Targets in the order they first appear.
+    // Targets as the run lists them (the first is the baseline), whatever order it took
+    // them in; without a run.json, in the order they first appear.
     let mut targets: Vec<String> = Vec::new();
     for r in &read.records {
         if !targets.contains(&r.target) {
             targets.push(r.target.clone());
         }
+    }
+    if let Some(m) = &manifest {
+        let listed = |t: &String| m.targets.iter().position(|l| &l.name == t);
+        targets.sort_by_key(|t| listed(t).unwrap_or(usize::MAX));
     }
     for t in &targets {
         let name = match (&label, targets.len()) {

@@ -671,6 +671,80 @@ fn run_names(cluster: Option<&dyn Cluster>) -> (String, String) {
     (run_id, prefix)
 }
 
+/// The order a run takes its targets in, as indices into the list given: the list rotated
+/// by a number drawn from the run id (shared by every rank of a multi-client run). The
+/// run sets its targets up in this order and its engine starts its first unit with the
+/// first of them. Why: of two identical targets, the one a run takes first came out the
+/// less steady, whichever it was (docs/methods/statistics.md, "Steadiness over runs");
+/// drawn anew for each run, that falls on each target in as many runs, as noise.
+fn target_order(targets: usize, run_id: &str) -> Vec<usize> {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    run_id.hash(&mut h);
+    rotated(targets, h.finish() as usize)
+}
+
+/// `0..n` rotated to start at `draw % n`.
+fn rotated(n: usize, draw: usize) -> Vec<usize> {
+    let first = draw % n.max(1);
+    (0..n).map(|k| (k + first) % n).collect()
+}
+
+/// A session's per-target lists, taken in the run's order (`target_order`).
+struct InOrder {
+    targets: Vec<String>,
+    names: Vec<String>,
+    server_cpu: Vec<Option<String>>,
+}
+
+impl InOrder {
+    fn of(spec: &SessionSpec, order: &[usize]) -> InOrder {
+        InOrder {
+            targets: in_order(spec.targets, order),
+            names: in_order(spec.names, order),
+            server_cpu: in_order(spec.server_cpu, order),
+        }
+    }
+}
+
+/// A per-target `list` in the run's `order`; a list that is not one per target (empty:
+/// the targets' own names, no server command) as it is.
+fn in_order<T: Clone>(list: &[T], order: &[usize]) -> Vec<T> {
+    if list.len() == order.len() {
+        order.iter().map(|&i| list[i].clone()).collect()
+    } else {
+        list.to_vec()
+    }
+}
+
+impl InOrder {
+    /// `spec` with its per-target lists in the run's order.
+    fn spec<'a>(&'a self, spec: SessionSpec<'a>) -> SessionSpec<'a> {
+        SessionSpec {
+            targets: &self.targets,
+            names: &self.names,
+            server_cpu: &self.server_cpu,
+            ..spec
+        }
+    }
+}
+
+/// The manifest of a run that took its targets in `order`: they are listed as given, and
+/// the order is recorded (`target_order`; nothing for one target).
+fn listed_in(manifest: &mut Manifest, order: Vec<usize>) {
+    if order.len() > 1 {
+        manifest.targets = as_listed(std::mem::take(&mut manifest.targets), &order);
+        manifest.target_order = order;
+    }
+}
+
+/// `taken`, one entry per target in the run's `order`, put back in the order given.
+fn as_listed<T>(taken: Vec<T>, order: &[usize]) -> Vec<T> {
+    let mut slots: Vec<(usize, T)> = order.iter().copied().zip(taken).collect();
+    slots.sort_by_key(|(i, _)| *i);
+    slots.into_iter().map(|(_, t)| t).collect()
+}
+
 /// Opens the targets and (on the rank that writes) the results directory; on a
 /// multi-client run, every rank set up or the whole run ends with the first rank's reason,
 /// leaving nothing it made.
@@ -798,6 +872,7 @@ fn start_manifest(spec: &SessionSpec, run_id: &str, targets: &[Target]) -> CliRe
         outcome: RunOutcome::Running,
         records: 0,
         coordination_ms: None,
+        target_order: Vec::new(),
     };
     if let Some(c) = spec.cluster {
         let mine = Host {
@@ -880,6 +955,11 @@ pub fn execute(spec: SessionSpec, on_record: &mut dyn FnMut(&Record)) -> CliResu
     };
     let writes = ranks.rank() == 0;
     let (run_id, files_prefix) = run_names(spec.cluster);
+    // From here the targets are in the run's order (`target_order`); run.json lists them
+    // as given.
+    let order = target_order(spec.targets.len(), &run_id);
+    let drawn = InOrder::of(&spec, &order);
+    let spec = drawn.spec(spec);
     let (targets, out_dir) = set_up(&spec, &run_id, &files_prefix, writes)?;
     if let Some(note) = awake.note() {
         let _ = writeln!(io::stderr(), "sharebench: note: {note}");
@@ -888,6 +968,7 @@ pub fn execute(spec: SessionSpec, on_record: &mut dyn FnMut(&Record)) -> CliResu
     remember_left_behind(&targets);
     let mut manifest = start_manifest(&spec, &run_id, &targets)?;
     manifest.plan.keep_cpus_awake = awake.is_held();
+    listed_in(&mut manifest, order);
     let out_path = out_dir
         .as_ref()
         .map(|d| d.path().to_path_buf())
@@ -1033,6 +1114,28 @@ pub fn outcome_error(result: &SessionResult) -> Option<CliError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_run_takes_its_targets_in_the_listed_order_rotated_by_its_draw() {
+        assert_eq!(rotated(0, 5), Vec::<usize>::new());
+        assert_eq!(rotated(1, 5), vec![0]);
+        assert_eq!(rotated(2, 4), vec![0, 1]);
+        assert_eq!(rotated(2, 7), vec![1, 0]);
+        assert_eq!(rotated(3, 5), vec![2, 0, 1]);
+        // One run id, one order (every rank of a multi-client run draws alike); over run
+        // ids, each target comes first about as often.
+        assert_eq!(target_order(3, "r1"), target_order(3, "r1"));
+        let mut first = [0; 2];
+        for n in 0..1000 {
+            first[target_order(2, &format!("20261130T1200{n:02}Z-{n}"))[0]] += 1;
+        }
+        assert!(first.iter().all(|&f| (400..=600).contains(&f)), "{first:?}");
+        // And back as listed.
+        assert_eq!(
+            as_listed(vec!["c", "a", "b"], &[2, 0, 1]),
+            vec!["a", "b", "c"]
+        );
+    }
 
     #[test]
     fn buffers_over_half_the_available_memory_are_refused() {

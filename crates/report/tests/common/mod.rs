@@ -161,6 +161,7 @@ pub fn write_dir(
         outcome: sharebench_core::manifest::RunOutcome::Complete,
         records: recs.len() as u64,
         coordination_ms: None,
+        target_order: Vec::new(),
     };
     std::fs::write(
         dir.join("run.json"),
