@@ -21,8 +21,8 @@ sharebench report old-export new-export --baseline old-export --out cmp --fail-i
 sharebench report dfs1 dfs2 dfs3 --out dfs-over-runs    three runs of one study\n\n\
 Inputs that share a label are runs of one target: with three or more a side, the runs\n\
 are the replicates of the comparison (docs/methods/statistics.md, \"Replicates\").\n\
-Study directories ('sharebench study run --out DIR') are reported claim by claim; with three\n\
-or more runs of one study, which target is the steadier is also shown over the runs.")]
+Study directories ('sharebench study run --out DIR') are reported claim by claim; three or\n\
+more runs of one study also decide what one run cannot: which target is the steadier.")]
 pub struct ReportArgs {
     /// Inputs: sharebench result directories, IOzone text output (-a, -R, -t), IOzone -b
     /// workbooks (.xls, .xlsx), fio JSON (--output-format=json), or a directory of such

@@ -47,8 +47,8 @@ target = \"/mnt/win\"\n  \
 description = \"Windows Server 2022, Server for NFS, NTFS, 10 GbE\"\n\n\
 The lab steps need root. The report of a finished or interrupted run can be made again with\n\
 'sharebench report STUDY_DIR --out DIR'; runs of one study are compared with\n\
-'sharebench report RUN1 RUN2 --out DIR'; with three or more, which target is the steadier\n\
-is also shown over the runs, each run one replicate.")]
+'sharebench report RUN1 RUN2 --out DIR', and three or more decide what one run cannot\n\
+(which target is the steadier: each run is one replicate).")]
     Run(StudyRunArgs),
 }
 

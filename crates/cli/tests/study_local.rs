@@ -170,6 +170,43 @@ fn a_local_study_runs_and_reports_every_claim_from_its_records() {
         found.contains("over 1 of 1 runs") && found.contains("three runs"),
         "{found}"
     );
+    // A run that took its targets as listed (as every run before 2026-11-30 did, with no
+    // target_order in run.json) is left out of the figure over the runs, and said to be.
+    let old = tmp.path().join("old");
+    let cp = std::process::Command::new("cp")
+        .args(["-a", out.to_str().unwrap(), old.to_str().unwrap()])
+        .status()
+        .unwrap();
+    assert!(cp.success());
+    let edit = |path: std::path::PathBuf, f: &dyn Fn(&mut serde_json::Value)| {
+        let mut v: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        f(&mut v);
+        std::fs::write(&path, serde_json::to_vec(&v).unwrap()).unwrap();
+    };
+    edit(old.join("steps/m/run.json"), &|v| {
+        assert!(v["target_order"].is_array(), "{v}");
+        v.as_object_mut().unwrap().remove("target_order");
+    });
+    edit(old.join("study.json"), &|v| {
+        v["started_at"] = "2026-11-29T10:00:00+00:00".into();
+    });
+    let mixed = tmp.path().join("with-old");
+    let o = run(&[
+        "report",
+        out.to_str().unwrap(),
+        old.to_str().unwrap(),
+        "--out",
+        mixed.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(mixed.join("verdicts.json")).unwrap()).unwrap();
+    let found = v["over_runs"][0]["found"].as_str().unwrap();
+    assert!(
+        found.contains("over 1 of 1 runs") && found.contains("1 run(s) left out"),
+        "{found}"
+    );
     // A study directory mixed with plain results is refused in one line.
     let o = run(&[
         "report",

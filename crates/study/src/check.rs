@@ -571,23 +571,22 @@ fn steadier_over(
         };
     };
     let ratio = stats::mean(&logs).exp();
+    let more = compare::decide(ratio, Some(ci), p < ALPHA, threshold);
+    let verdict = claim_verdict(more, Some(ci), threshold);
+    let open = open_words(more, verdict, ratio, Some(ci), threshold, "runs");
     let words = cv_words(ratio, ci, p, threshold, false);
     Outcome {
-        verdict: Verdict::Inconclusive,
+        verdict,
         found: format!(
-            "{of}: {} ({words}; geometric mean of the runs' figures, 95% t-interval over the runs, {}); {OVER_RUNS_NOT_YET}",
+            "{of}: {} ({words}; geometric mean of the runs' figures, 95% t-interval over the runs, {}){open}",
             compare::change_with_ci(ratio, Some(ci)),
             format::p(Some(p)),
         ),
     }
 }
 
-/// Why the over-runs figure is shown and not decided: the method has not passed its A/A
-/// check (docs/methods/statistics.md, "Steadiness: one run does not decide it").
-const OVER_RUNS_NOT_YET: &str = "shown, not decided: in an A/A check (one file system measured as two targets side by side, over many runs) this figure called the first-listed target the less steady, so it does not decide until the cause is found";
-
 /// Why a steadiness claim stays open after one run, in its line.
-const ONE_RUN_STEADINESS: &str = "one run does not decide which is steadier: from run to run this ratio moves further than one run's interval allows (docs/methods/statistics.md); sharebench report RUN1 RUN2 RUN3 shows it over several runs of the study";
+const ONE_RUN_STEADINESS: &str = "one run does not decide which is steadier: from run to run this ratio moves further than one run's interval allows (docs/methods/statistics.md); decide it over three or more runs of the study (sharebench report RUN1 RUN2 RUN3)";
 
 /// Beyond this many times the data, an estimate of what would decide a claim says only
 /// that it is out of reach: a difference that small (or a count that rare) is not settled
@@ -1666,24 +1665,22 @@ mod tests {
     }
 
     #[test]
-    fn steadiness_over_runs_is_shown_not_decided() {
+    fn steadiness_is_decided_over_three_or_more_runs() {
         // Each run: b's repetitions wobble by `w`, a's by 1%.
         let run = |w: f64| One(matrix(1000.0, 1000.0, w), Vec::new());
         let over = |check: &Check, runs: &[One]| {
             let ev: Vec<&dyn Evidence> = runs.iter().map(|r| r as &dyn Evidence).collect();
             steadier_over_runs(check, &ev, true).expect("a steadiness claim")
         };
-        // Until the method passes its A/A check, even a clear figure stays open.
         let unsteady_b = [run(0.2), run(0.15), run(0.25)];
-        for (a, b, words) in [
-            ("a", "b", "more, significant"),
-            ("b", "a", "less, significant"),
+        for (a, b, verdict, words) in [
+            ("a", "b", Verdict::Agrees, "more, significant"),
+            ("b", "a", Verdict::Disagrees, "less, significant"),
         ] {
             let o = over(&steadier(a, b), &unsteady_b);
-            assert_eq!(o.verdict, Verdict::Inconclusive, "{}", o.found);
+            assert_eq!(o.verdict, verdict, "{}", o.found);
             assert!(o.found.contains("over 3 of 3 runs"), "{}", o.found);
             assert!(o.found.contains(words), "{words}: {}", o.found);
-            assert!(o.found.contains("shown, not decided"), "{}", o.found);
         }
         // Two runs are not three replicates, however clear.
         let o = over(&steadier("a", "b"), &unsteady_b[..2]);

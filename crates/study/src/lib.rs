@@ -510,8 +510,9 @@ fn all_steps(
 
 /// With several runs of one study, each claim's figure over them where only runs could
 /// decide it (`check::steadier_over_runs`), else `None`; empty with one run. A run given
-/// twice (or copied) counts once, by when it started, and only runs at the first one's
-/// scale and mapping are replicates of one figure.
+/// twice (or copied) counts once, by when it started; only runs at the first one's scale
+/// and mapping are replicates of one figure, and only runs whose step set its targets up
+/// in an order drawn for the run (`order_drawn`).
 fn over_the_runs(runs: &[(String, RunEvidence)]) -> Vec<Option<check::Outcome>> {
     let [(_, first), _, ..] = runs else {
         return Vec::new();
@@ -524,7 +525,6 @@ fn over_the_runs(runs: &[(String, RunEvidence)]) -> Vec<Option<check::Outcome>> 
         .partition(|r| {
             r.state.scale == first.state.scale && r.state.mapping == first.state.mapping
         });
-    let evidence: Vec<&dyn Evidence> = alike.iter().map(|r| *r as &dyn Evidence).collect();
     let left_out = match other.len() {
         0 => String::new(),
         n => format!("; {n} run(s) left out: another scale or mapping than the first"),
@@ -534,11 +534,40 @@ fn over_the_runs(runs: &[(String, RunEvidence)]) -> Vec<Option<check::Outcome>> 
         .claims
         .iter()
         .map(|c| {
+            let step = match &c.check {
+                spec::Check::Steadier { step, .. } => step.as_str(),
+                _ => return None,
+            };
+            let (drawn, listed): (Vec<&RunEvidence>, Vec<&RunEvidence>) =
+                alike.iter().partition(|r| order_drawn(r, step));
+            let evidence: Vec<&dyn Evidence> = drawn.iter().map(|r| *r as &dyn Evidence).collect();
             let mut o = check::steadier_over_runs(&c.check, &evidence, c.said.is_some())?;
             o.found.push_str(&left_out);
+            if !listed.is_empty() {
+                o.found.push_str(&format!(
+                    "; {} run(s) left out: they took their targets as listed (runs before 2026-11-30), so the first-listed, taken first in every run, looked the less steady",
+                    listed.len()
+                ));
+            }
             Some(o)
         })
         .collect()
+}
+
+/// Whether a run's `step` took its targets in an order drawn for the run (`target_order`
+/// in its run.json): before that, the first-listed was always taken first, and the target
+/// taken first measured as the less steady of two identical ones (docs/methods/
+/// statistics.md, "Steadiness over runs").
+fn order_drawn(run: &RunEvidence, step: &str) -> bool {
+    let Some(an) = run.steps.get(step).and_then(|d| d.analysis.as_ref()) else {
+        return false;
+    };
+    !an.sources.is_empty()
+        && an.sources.iter().all(|s| {
+            s.manifest
+                .as_ref()
+                .is_some_and(|m| m.targets.len() < 2 || !m.target_order.is_empty())
+        })
 }
 
 /// Writes the report of one study run (or of several runs of one study, compared) into
