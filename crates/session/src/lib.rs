@@ -705,6 +705,16 @@ impl InOrder {
             server_cpu: in_order(spec.server_cpu, order),
         }
     }
+
+    /// `spec` with its per-target lists in the run's order.
+    fn spec<'a>(&'a self, spec: SessionSpec<'a>) -> SessionSpec<'a> {
+        SessionSpec {
+            targets: &self.targets,
+            names: &self.names,
+            server_cpu: &self.server_cpu,
+            ..spec
+        }
+    }
 }
 
 /// A per-target `list` in the run's `order`; a list that is not one per target (empty:
@@ -717,23 +727,15 @@ fn in_order<T: Clone>(list: &[T], order: &[usize]) -> Vec<T> {
     }
 }
 
-impl InOrder {
-    /// `spec` with its per-target lists in the run's order.
-    fn spec<'a>(&'a self, spec: SessionSpec<'a>) -> SessionSpec<'a> {
-        SessionSpec {
-            targets: &self.targets,
-            names: &self.names,
-            server_cpu: &self.server_cpu,
-            ..spec
-        }
-    }
-}
-
-/// The manifest of a run that took its targets in `order`: they are listed as given, and
-/// the order is recorded (`target_order`; nothing for one target).
+/// The manifest of a run that took its targets in `order`: they are listed as given (also
+/// in every rank's view of them), and the order is recorded (`target_order`; nothing for
+/// one target).
 fn listed_in(manifest: &mut Manifest, order: Vec<usize>) {
     if order.len() > 1 {
         manifest.targets = as_listed(std::mem::take(&mut manifest.targets), &order);
+        for host in &mut manifest.hosts {
+            host.targets = as_listed(std::mem::take(&mut host.targets), &order);
+        }
         manifest.target_order = order;
     }
 }
