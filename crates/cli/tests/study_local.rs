@@ -207,6 +207,11 @@ fn a_local_study_runs_and_reports_every_claim_from_its_records() {
         found.contains("over 1 of 1 runs") && found.contains("1 run(s) left out"),
         "{found}"
     );
+    // The runs it counts are dated: the span of their starts.
+    assert!(
+        found.contains("the runs started 20") && found.contains(" UTC"),
+        "{found}"
+    );
     // A study directory mixed with plain results is refused in one line.
     let o = run(&[
         "report",

@@ -549,9 +549,25 @@ fn over_the_runs(runs: &[(String, RunEvidence)]) -> Vec<Option<check::Outcome>> 
                     listed.len()
                 ));
             }
+            o.found.push_str(&span(&drawn));
             Some(o)
         })
         .collect()
+}
+
+/// When the runs of a figure over runs started, first to last (UTC): what it decides holds
+/// for the conditions of that span, and the main job's steadiness has moved between
+/// morning and afternoon (docs/methods/statistics.md, "Steadiness over runs").
+fn span(runs: &[&RunEvidence]) -> String {
+    let minute = |r: &&RunEvidence| r.state.started_at.get(..16).map(|t| t.replace('T', " "));
+    let mut starts: Vec<String> = runs.iter().filter_map(minute).collect();
+    starts.sort();
+    match (starts.first(), starts.last()) {
+        (Some(a), Some(b)) => {
+            format!("; the runs started {a} to {b} UTC, the conditions this speaks for")
+        }
+        _ => String::new(),
+    }
 }
 
 /// Whether a run's `step` took its targets in an order drawn for the run (`target_order`
