@@ -164,7 +164,7 @@ pub struct Manifest {
     pub coordination_ms: Option<f64>,
     /// The order the run took its targets in, as indices into `targets` (which lists them
     /// as given): set up in this order, the first of them first in the engine's turns. The
-    /// listed order rotated by a number drawn from the run id, since of two identical
+    /// list shuffled by a number drawn from the run id, since of two identical
     /// targets the one taken first measured as the less steady. Empty for one target, and
     /// in runs before 2026-11-30, which took them as listed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

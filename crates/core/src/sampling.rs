@@ -3,7 +3,7 @@
 //! known to the width asked for, or when it has used its samples or its time. Known means:
 //! the 95% interval of each operation's median is within the width on every target, or,
 //! with several targets, the 95% interval of the median ratio of each target to the first
-//! (the first the run takes: the engine's first),
+//! (the first the run takes: the first in its `target_order`),
 //! taken round by round, is. When the machine's speed drifts it moves every target alike,
 //! and the ratio settles long before the medians do; when the targets' noise is their own
 //! (the lab's servers), the medians settle first (docs/methods/statistics.md). The records of the round that

@@ -671,23 +671,37 @@ fn run_names(cluster: Option<&dyn Cluster>) -> (String, String) {
     (run_id, prefix)
 }
 
-/// The order a run takes its targets in, as indices into the list given: the list rotated
-/// by a number drawn from the run id (shared by every rank of a multi-client run). The
-/// run sets its targets up in this order and its engine starts its first unit with the
-/// first of them. Why: of two identical targets, the one a run takes first came out the
-/// less steady, whichever it was (docs/methods/statistics.md, "Steadiness over runs");
-/// drawn anew for each run, that falls on each target in as many runs, as noise.
+/// The order a run takes its targets in, as indices into the list given: a shuffle drawn
+/// from the run id (shared by every rank of a multi-client run, and hashed the same way
+/// by every build). The run sets its targets up in this order and its engine starts its
+/// first unit with the first of them. Why: of two identical targets, the one a run takes
+/// first came out the less steady, whichever it was (docs/methods/statistics.md,
+/// "Steadiness over runs"); drawn anew for each run, that falls on each target, and each
+/// pair's order, in about as many runs, as noise.
 fn target_order(targets: usize, run_id: &str) -> Vec<usize> {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    run_id.hash(&mut h);
-    rotated(targets, h.finish() as usize)
+    // FNV-1a: fixed, unlike std's hasher, so every rank's build agrees.
+    let seed = run_id.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    shuffled(targets, seed)
 }
 
-/// `0..n` rotated to start at `draw % n`.
-fn rotated(n: usize, draw: usize) -> Vec<usize> {
-    let first = draw % n.max(1);
-    (0..n).map(|k| (k + first) % n).collect()
+/// `0..n` in an order drawn from `seed` (Fisher-Yates, with splitmix64 draws).
+fn shuffled(n: usize, seed: u64) -> Vec<usize> {
+    let mut state = seed;
+    let mut next = || {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    let mut order: Vec<usize> = (0..n).collect();
+    for i in (1..n).rev() {
+        let j = (next() % (i as u64 + 1)) as usize;
+        order.swap(i, j);
+    }
+    order
 }
 
 /// A session's per-target lists, taken in the run's order (`target_order`).
@@ -1118,20 +1132,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_run_takes_its_targets_in_the_listed_order_rotated_by_its_draw() {
-        assert_eq!(rotated(0, 5), Vec::<usize>::new());
-        assert_eq!(rotated(1, 5), vec![0]);
-        assert_eq!(rotated(2, 4), vec![0, 1]);
-        assert_eq!(rotated(2, 7), vec![1, 0]);
-        assert_eq!(rotated(3, 5), vec![2, 0, 1]);
-        // One run id, one order (every rank of a multi-client run draws alike); over run
-        // ids, each target comes first about as often.
-        assert_eq!(target_order(3, "r1"), target_order(3, "r1"));
-        let mut first = [0; 2];
-        for n in 0..1000 {
-            first[target_order(2, &format!("20261130T1200{n:02}Z-{n}"))[0]] += 1;
+    fn a_run_takes_its_targets_in_an_order_drawn_from_its_run_id() {
+        assert_eq!(target_order(0, "r"), Vec::<usize>::new());
+        assert_eq!(target_order(1, "r"), vec![0]);
+        // One run id, one order (every rank of a multi-client run draws alike), each
+        // target once.
+        assert_eq!(target_order(4, "r1"), target_order(4, "r1"));
+        let mut sorted = target_order(4, "r1");
+        sorted.sort();
+        assert_eq!(sorted, vec![0, 1, 2, 3]);
+        // Over run ids, each target comes first, and each pair in each order, about as
+        // often.
+        let mut first = [0; 3];
+        let mut zero_before_one = 0;
+        for n in 0..1500 {
+            let o = target_order(3, &format!("20261130T1200{n:02}Z-{n}"));
+            first[o[0]] += 1;
+            let at = |t| o.iter().position(|&x| x == t).unwrap();
+            zero_before_one += usize::from(at(0) < at(1));
         }
         assert!(first.iter().all(|&f| (400..=600).contains(&f)), "{first:?}");
+        assert!((650..=850).contains(&zero_before_one), "{zero_before_one}");
         // And back as listed.
         assert_eq!(
             as_listed(vec!["c", "a", "b"], &[2, 0, 1]),

@@ -204,22 +204,23 @@ fn steps_read(check: &spec::Check) -> Vec<&str> {
     }
 }
 
+/// The run.json of each of a step's runs (one, or one per block, or per block and role),
+/// those that can be read.
+fn step_manifests(dir: &Path, step: &spec::Step) -> Vec<sharebench_core::manifest::Manifest> {
+    StepRuns::of(dir, step)
+        .dirs()
+        .iter()
+        .filter_map(|d| std::fs::read(d.join("run.json")).ok())
+        .filter_map(|b| serde_json::from_slice(&b).ok())
+        .collect()
+}
+
 /// Where each role's target was: the first manifest of a step that measured it says what
 /// is mounted there, or (a native client) its URL.
 fn role_sources(dir: &Path, study: &Study) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     for step in study.steps.iter().filter(|s| !s.targets.is_empty()) {
-        let runs = StepRuns::of(dir, step);
-        for path in runs.dirs().iter().map(|d| d.join("run.json")) {
-            let Ok(m) = std::fs::read(&path)
-                .map_err(|e| e.to_string())
-                .and_then(|b| {
-                    serde_json::from_slice::<sharebench_core::manifest::Manifest>(&b)
-                        .map_err(|e| e.to_string())
-                })
-            else {
-                continue;
-            };
+        for m in step_manifests(dir, step) {
             for t in m
                 .targets
                 .iter()
@@ -301,7 +302,10 @@ fn load_step(
                 r
             })
             .collect();
-        let by_target = split_by_target(&renumbered, |t| t.to_string());
+        let listed: Vec<String> = (step_manifests(dir, step).into_iter().next())
+            .map(|m| m.targets.into_iter().map(|t| t.name).collect())
+            .unwrap_or_default();
+        let by_target = split_by_target(&renumbered, &listed, |t| t.to_string());
         analyse_datasets(by_target, &step.id, threshold_pct, warnings)
     };
     Some(StepData {
@@ -415,7 +419,7 @@ fn load_one_at_a_time(
         return None;
     }
     records.sort_by_key(|r| r.rep);
-    let by_target = split_by_target(&records, |t| t.to_string());
+    let by_target = split_by_target(&records, &[], |t| t.to_string());
     let analysis = analyse_datasets(by_target, &step.id, threshold_pct, warnings);
     Some(StepData {
         records,
@@ -428,9 +432,12 @@ fn load_one_at_a_time(
 /// analysis (no run has this many repetitions).
 const BLOCK_REP_STRIDE: u32 = 100_000;
 
-/// `records` by target, each target renamed `label(target)`, in order of first sight.
+/// `records` by target, each target renamed `label(target)`, in the order of `listed` (the
+/// run's list, whose first is the baseline), then in order of first sight: a run takes
+/// its targets in an order of its own (`target_order`).
 fn split_by_target(
     records: &[Record],
+    listed: &[String],
     label: impl Fn(&str) -> String,
 ) -> Vec<(String, String, Vec<Record>)> {
     let mut targets: Vec<&str> = Vec::new();
@@ -439,6 +446,7 @@ fn split_by_target(
             targets.push(&r.target);
         }
     }
+    targets.sort_by_key(|t| listed.iter().position(|l| l == t).unwrap_or(usize::MAX));
     targets
         .into_iter()
         .map(|t| {
@@ -490,7 +498,11 @@ fn all_steps(
     let mut datasets = Vec::new();
     let mut blocks = BTreeMap::new();
     for (id, data) in steps {
-        datasets.extend(split_by_target(&data.records, |t| format!("{t}@{id}")));
+        let listed = data.analysis.as_ref().map(|a| a.labels.clone());
+        let listed = listed.unwrap_or_default();
+        datasets.extend(split_by_target(&data.records, &listed, |t| {
+            format!("{t}@{id}")
+        }));
         blocks.extend(data.blocks.clone());
     }
     if datasets.is_empty() {
@@ -545,7 +557,7 @@ fn over_the_runs(runs: &[(String, RunEvidence)]) -> Vec<Option<check::Outcome>> 
             o.found.push_str(&left_out);
             if !listed.is_empty() {
                 o.found.push_str(&format!(
-                    "; {} run(s) left out: they took their targets as listed (runs before 2026-11-30), so the first-listed, taken first in every run, looked the less steady",
+                    "; {} run(s) left out: they took their targets as listed (runs before 2026-11-30), so the first-listed, taken first in every run, looked the less steady, or their run.json cannot be read",
                     listed.len()
                 ));
             }
@@ -575,15 +587,12 @@ fn span(runs: &[&RunEvidence]) -> String {
 /// taken first measured as the less steady of two identical ones (docs/methods/
 /// statistics.md, "Steadiness over runs").
 fn order_drawn(run: &RunEvidence, step: &str) -> bool {
-    let Some(an) = run.steps.get(step).and_then(|d| d.analysis.as_ref()) else {
+    let Some(step) = run.study.steps.iter().find(|s| s.id == step) else {
         return false;
     };
-    !an.sources.is_empty()
-        && an.sources.iter().all(|s| {
-            s.manifest
-                .as_ref()
-                .is_some_and(|m| m.targets.len() < 2 || !m.target_order.is_empty())
-        })
+    let manifests = step_manifests(&run.dir, step);
+    !manifests.is_empty()
+        && (manifests.iter()).all(|m| m.targets.len() < 2 || !m.target_order.is_empty())
 }
 
 /// Writes the report of one study run (or of several runs of one study, compared) into
