@@ -686,21 +686,10 @@ fn target_order(targets: usize, run_id: &str) -> Vec<usize> {
     shuffled(targets, seed)
 }
 
-/// `0..n` in an order drawn from `seed` (Fisher-Yates, with splitmix64 draws).
+/// `0..n` in an order drawn from `seed`.
 fn shuffled(n: usize, seed: u64) -> Vec<usize> {
-    let mut state = seed;
-    let mut next = || {
-        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    };
     let mut order: Vec<usize> = (0..n).collect();
-    for i in (1..n).rev() {
-        let j = (next() % (i as u64 + 1)) as usize;
-        order.swap(i, j);
-    }
+    fastrand::Rng::with_seed(seed).shuffle(&mut order);
     order
 }
 
