@@ -1184,6 +1184,11 @@ fn a_killed_server_gives_up_its_target_only() {
     std::thread::sleep(Duration::from_millis(500));
     let r = lab(&["restart", "replica1"]);
     assert!(r.status.success(), "{}", stderr(&r));
+    // Its Gluster export too: Ganesha reads the volume from replica1's glusterd as it starts.
+    let (ok, out) = sh(&format!(
+        "ip netns exec sblab-pc1 nfs-cp /tmp/sblab-src 'nfs://10.10.0.3//restarted?version=3' && cmp /tmp/sblab-src {LAB}/srv/replica1/bricks/gv-replica/restarted"
+    ));
+    assert!(ok, "gluster through nfs after replica1's restart: {out}");
 }
 
 /// Nothing of the lab listens in the host's namespace, the host has no route into it, and

@@ -51,7 +51,7 @@ pub fn restart(host: &str) -> Result<()> {
     let replicas: Vec<_> = state.topology.replicas().cloned().collect();
     let data = data_dirs(&state, &h);
     state.services.retain(|s| s.host != host);
-    for s in &h.services {
+    for s in restart_order(&h.services) {
         match s {
             Service::Samba => samba::start_replica(&mut state, &h, &data, &password)?,
             Service::DfsRoot => samba::start_dfs_root(&mut state, &h, &replicas, &password)?,
@@ -64,6 +64,16 @@ pub fn restart(host: &str) -> Result<()> {
         }
     }
     state.save()
+}
+
+/// The order `restart` starts a host's services in: Ganesha last, as `lab up` starts it,
+/// because its Gluster export fetches the volume's layout from this host's glusterd when
+/// it starts (started first, it waited on a glusterd not yet there, and once did not
+/// answer within a minute).
+fn restart_order(services: &[Service]) -> impl Iterator<Item = &Service> {
+    let ganesha = |s: &&Service| **s == Service::Ganesha;
+    let (last, first): (Vec<_>, Vec<_>) = services.iter().partition(ganesha);
+    first.into_iter().chain(last)
 }
 
 /// Self-heal state of the replicated Gluster volume: entries still to heal, per brick.
@@ -85,4 +95,22 @@ pub fn heal_info() -> Result<Option<HealInfo>> {
         return Ok(None);
     };
     gluster::heal_info(glusterd.pid, gluster::REPLICA).map(Some)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ganesha_restarts_after_the_glusterd_its_export_reads() {
+        let listed = [Service::Samba, Service::Ganesha, Service::Gluster];
+        let order: Vec<_> = restart_order(&listed).copied().collect();
+        assert_eq!(
+            order,
+            [Service::Samba, Service::Gluster, Service::Ganesha],
+            "every service once, Ganesha last"
+        );
+        let without: Vec<_> = restart_order(&[Service::DfsRoot]).copied().collect();
+        assert_eq!(without, [Service::DfsRoot]);
+    }
 }
