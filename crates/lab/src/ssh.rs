@@ -189,6 +189,12 @@ pub fn mpirun_argv(
         "--mca".into(),
         "oob_tcp_if_include".into(),
         "eth0".into(),
+        // No topology in shared memory at an address each daemon guesses free (OpenMPI
+        // 4.1's rtc/hwloc): an orted once segfaulted writing it there. Each rank reads
+        // the topology itself instead.
+        "--mca".into(),
+        "rtc_hwloc_vmhole".into(),
+        "none".into(),
         program.into(),
     ];
     argv.extend(args.iter().cloned());
