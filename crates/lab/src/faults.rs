@@ -72,8 +72,8 @@ pub fn restart(host: &str) -> Result<()> {
 /// answer within a minute).
 fn restart_order(services: &[Service]) -> impl Iterator<Item = &Service> {
     let ganesha = |s: &&Service| **s == Service::Ganesha;
-    let (last, first): (Vec<_>, Vec<_>) = services.iter().partition(ganesha);
-    first.into_iter().chain(last)
+    let others = services.iter().filter(move |s| !ganesha(s));
+    others.chain(services.iter().filter(ganesha))
 }
 
 /// Self-heal state of the replicated Gluster volume: entries still to heal, per brick.

@@ -205,14 +205,17 @@ fn steps_read(check: &spec::Check) -> Vec<&str> {
 }
 
 /// The run.json of each of a step's runs (one, or one per block, or per block and role),
-/// those that can be read.
-fn step_manifests(dir: &Path, step: &spec::Step) -> Vec<sharebench_core::manifest::Manifest> {
-    StepRuns::of(dir, step)
-        .dirs()
-        .iter()
-        .filter_map(|d| std::fs::read(d.join("run.json")).ok())
+/// those that can be read; each read only when asked for.
+fn step_manifests(
+    dir: &Path,
+    step: &spec::Step,
+) -> impl Iterator<Item = sharebench_core::manifest::Manifest> {
+    let runs = StepRuns::of(dir, step);
+    let files: Vec<_> = runs.dirs().iter().map(|d| d.join("run.json")).collect();
+    files
+        .into_iter()
+        .filter_map(|f| std::fs::read(f).ok())
         .filter_map(|b| serde_json::from_slice(&b).ok())
-        .collect()
 }
 
 /// Where each role's target was: the first manifest of a step that measured it says what
@@ -302,7 +305,7 @@ fn load_step(
                 r
             })
             .collect();
-        let listed: Vec<String> = (step_manifests(dir, step).into_iter().next())
+        let listed: Vec<String> = (step_manifests(dir, step).next())
             .map(|m| m.targets.into_iter().map(|t| t.name).collect())
             .unwrap_or_default();
         let by_target = split_by_target(&renumbered, &listed, |t| t.to_string());
@@ -498,9 +501,8 @@ fn all_steps(
     let mut datasets = Vec::new();
     let mut blocks = BTreeMap::new();
     for (id, data) in steps {
-        let listed = data.analysis.as_ref().map(|a| a.labels.clone());
-        let listed = listed.unwrap_or_default();
-        datasets.extend(split_by_target(&data.records, &listed, |t| {
+        let listed = data.analysis.as_ref().map_or(&[][..], |a| &a.labels);
+        datasets.extend(split_by_target(&data.records, listed, |t| {
             format!("{t}@{id}")
         }));
         blocks.extend(data.blocks.clone());
@@ -590,9 +592,9 @@ fn order_drawn(run: &RunEvidence, step: &str) -> bool {
     let Some(step) = run.study.steps.iter().find(|s| s.id == step) else {
         return false;
     };
-    let manifests = step_manifests(&run.dir, step);
-    !manifests.is_empty()
-        && (manifests.iter()).all(|m| m.targets.len() < 2 || !m.target_order.is_empty())
+    let mut manifests = step_manifests(&run.dir, step).peekable();
+    manifests.peek().is_some()
+        && manifests.all(|m| m.targets.len() < 2 || !m.target_order.is_empty())
 }
 
 /// Writes the report of one study run (or of several runs of one study, compared) into
